@@ -1,0 +1,28 @@
+/**
+ * The request context every pipeline starts from. The HTTP adapter builds it
+ * from the socket; stages add typed fields to it (see pipeline.ts).
+ */
+
+/** Response metadata a stage may add (rate-limit headers, ...); written on success and on error. */
+export class ReplyMeta {
+  /** Flat [name, value, name, value, ...]: cheap to fill and to write. */
+  readonly headers: string[] = [];
+  set(name: string, value: string): void {
+    this.headers.push(name, value);
+  }
+}
+
+export interface RequestContext<Body = unknown> {
+  readonly requestId: string;
+  /** Epoch milliseconds when the request arrived. */
+  readonly receivedAt: number;
+  readonly method: string;
+  readonly path: string;
+  /** Path parameters of the matched route (`{job_id}` -> params.job_id). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly clientIp: string;
+  /** Lower-case header names; only the headers the adapter copies (see adapters/http/shared). */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: Body;
+  readonly reply: ReplyMeta;
+}

@@ -1,0 +1,198 @@
+/**
+ * The error model of spec section 7: one tagged error per failure. Each class
+ * knows its HTTP status and machine code; `fields()` gives the extra body
+ * fields the spec lists for that failure. Only the HTTP layer turns these into
+ * responses (see `errorBody`), so the rest of the code just fails with them.
+ */
+import { Data } from 'effect';
+
+export interface FieldIssue {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** What every API failure exposes to the HTTP layer. */
+export interface ApiFailure {
+  readonly _tag: string;
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  /** Extra body fields (spec 7.1 names: retry_after, limit, ...). */
+  fields(): Record<string, unknown>;
+  /** Extra response headers (Allow, Retry-After, ...). */
+  headers?(): Record<string, string>;
+}
+
+/** A catalogue entry: the documentation test reads these. */
+export interface ErrorSpec {
+  readonly tag: string;
+  readonly status: number;
+  readonly code: string;
+  readonly summary: string;
+}
+
+const catalogue = new Map<string, ErrorSpec>();
+
+/** Every error class registers itself here once, at module load. */
+export function registerError(spec: ErrorSpec): void {
+  const prior = catalogue.get(spec.tag);
+  if (prior && (prior.code !== spec.code || prior.status !== spec.status)) {
+    throw new Error(`error tag ${spec.tag} registered twice with different codes`);
+  }
+  catalogue.set(spec.tag, spec);
+}
+
+export function errorCatalogue(): readonly ErrorSpec[] {
+  return [...catalogue.values()];
+}
+
+export function isApiFailure(u: unknown): u is ApiFailure {
+  return (
+    typeof u === 'object' && u !== null &&
+    typeof (u as ApiFailure).status === 'number' &&
+    typeof (u as ApiFailure).code === 'string' &&
+    typeof (u as ApiFailure).fields === 'function'
+  );
+}
+
+const spec = (tag: string, status: number, code: string, summary: string): ErrorSpec => {
+  const s = { tag, status, code, summary };
+  registerError(s);
+  return s;
+};
+
+const S_BAD = spec('BadRequest', 400, 'MISSING_PARAMETER', 'A parameter is missing or invalid, or the body is malformed. Carries validation_errors.');
+/** 400: a missing or invalid parameter, malformed body. The spec uses one code for every 400. */
+export class BadRequest extends Data.TaggedError('BadRequest')<{
+  readonly message: string;
+  readonly validationErrors: readonly FieldIssue[];
+  readonly details?: string;
+}> implements ApiFailure {
+  readonly status = S_BAD.status;
+  readonly code = S_BAD.code;
+  fields() {
+    return this.details === undefined
+      ? { validation_errors: this.validationErrors }
+      : { details: this.details, validation_errors: this.validationErrors };
+  }
+  static of(field: string, message: string, summary = 'Invalid request'): BadRequest {
+    return new BadRequest({ message: summary, validationErrors: [{ field, message }] });
+  }
+}
+
+const S_UNAUTH = spec('Unauthorized', 401, 'UNAUTHORIZED', 'The Authorization header is missing or is not "Bearer <key>".');
+export class Unauthorized extends Data.TaggedError('Unauthorized')<{ readonly message: string }> implements ApiFailure {
+  readonly status = S_UNAUTH.status;
+  readonly code = S_UNAUTH.code;
+  fields() { return {}; }
+  headers() { return { 'www-authenticate': 'Bearer' }; }
+}
+
+const S_AUTHFAIL = spec('AuthenticationFailed', 401, 'AUTHENTICATION_FAILED', 'The API key is unknown, revoked or expired.');
+export class AuthenticationFailed extends Data.TaggedError('AuthenticationFailed')<{ readonly message: string }> implements ApiFailure {
+  readonly status = S_AUTHFAIL.status;
+  readonly code = S_AUTHFAIL.code;
+  fields() { return {}; }
+  headers() { return { 'www-authenticate': 'Bearer error="invalid_token"' }; }
+}
+
+const S_CREDITS = spec('NoCredits', 402, 'NO_CREDITS', 'The account does not hold the credits this request costs. Carries credits_remaining.');
+export class NoCredits extends Data.TaggedError('NoCredits')<{
+  readonly message: string;
+  readonly creditsRemaining: number;
+  readonly creditsRequired: number;
+  readonly upgradeUrl: string;
+}> implements ApiFailure {
+  readonly status = S_CREDITS.status;
+  readonly code = S_CREDITS.code;
+  fields() {
+    return { credits_remaining: this.creditsRemaining, credits_required: this.creditsRequired, upgrade_url: this.upgradeUrl };
+  }
+}
+
+const S_FORBIDDEN = spec('Forbidden', 403, 'FORBIDDEN', 'The plan does not include this feature. Carries upgrade_url.');
+export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly message: string; readonly upgradeUrl: string }> implements ApiFailure {
+  readonly status = S_FORBIDDEN.status;
+  readonly code = S_FORBIDDEN.code;
+  fields() { return { upgrade_url: this.upgradeUrl }; }
+}
+
+const S_NOTFOUND = spec('NotFound', 404, 'NOT_FOUND', 'No route matches the path.');
+export class NotFound extends Data.TaggedError('NotFound')<{ readonly message: string }> implements ApiFailure {
+  readonly status = S_NOTFOUND.status;
+  readonly code = S_NOTFOUND.code;
+  fields() { return {}; }
+}
+
+const S_METHOD = spec('MethodNotAllowed', 405, 'METHOD_NOT_ALLOWED', 'The path exists but not for this method. The Allow header lists the methods.');
+export class MethodNotAllowed extends Data.TaggedError('MethodNotAllowed')<{ readonly message: string; readonly allow: readonly string[] }> implements ApiFailure {
+  readonly status = S_METHOD.status;
+  readonly code = S_METHOD.code;
+  fields() { return { allowed_methods: this.allow }; }
+  headers() { return { allow: this.allow.join(', ') }; }
+}
+
+const S_TOOLARGE = spec('PayloadTooLarge', 413, 'PAYLOAD_TOO_LARGE', 'The request body exceeds the configured limit. Carries limit (bytes).');
+export class PayloadTooLarge extends Data.TaggedError('PayloadTooLarge')<{ readonly message: string; readonly limit: number }> implements ApiFailure {
+  readonly status = S_TOOLARGE.status;
+  readonly code = S_TOOLARGE.code;
+  fields() { return { limit: this.limit }; }
+}
+
+const S_MEDIA = spec('UnsupportedMediaType', 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body is not application/json or application/msgpack.');
+export class UnsupportedMediaType extends Data.TaggedError('UnsupportedMediaType')<{ readonly message: string }> implements ApiFailure {
+  readonly status = S_MEDIA.status;
+  readonly code = S_MEDIA.code;
+  fields() { return {}; }
+}
+
+const S_RATE = spec('RateLimited', 429, 'RATE_LIMITED', 'A rate, concurrency or burst limit was exceeded. Carries retry_after, limit, remaining, reset, upgrade_url.');
+export class RateLimited extends Data.TaggedError('RateLimited')<{
+  readonly message: string;
+  readonly retryAfter: number;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Unix seconds. */
+  readonly reset: number;
+  readonly upgradeUrl: string;
+}> implements ApiFailure {
+  readonly status = S_RATE.status;
+  readonly code = S_RATE.code;
+  fields() {
+    return { retry_after: this.retryAfter, limit: this.limit, remaining: this.remaining, reset: this.reset, upgrade_url: this.upgradeUrl };
+  }
+  headers() { return { 'retry-after': String(this.retryAfter) }; }
+}
+
+const S_INTERNAL = spec('InternalError', 500, 'INTERNAL_ERROR', 'Unexpected server error. Retry later with backoff.');
+export class InternalError extends Data.TaggedError('InternalError')<{ readonly message: string }> implements ApiFailure {
+  readonly status = S_INTERNAL.status;
+  readonly code = S_INTERNAL.code;
+  fields() { return {}; }
+}
+
+const S_UNAVAILABLE = spec('ServiceUnavailable', 503, 'SERVICE_UNAVAILABLE', 'The server is shutting down or overloaded. Retry on another instance or later.');
+export class ServiceUnavailable extends Data.TaggedError('ServiceUnavailable')<{ readonly message: string; readonly retryAfter: number }> implements ApiFailure {
+  readonly status = S_UNAVAILABLE.status;
+  readonly code = S_UNAVAILABLE.code;
+  fields() { return { retry_after: this.retryAfter }; }
+  headers() { return { 'retry-after': String(this.retryAfter), connection: 'close' }; }
+}
+
+/** Every failure the core itself defines. */
+export type CoreFailure =
+  | BadRequest | Unauthorized | AuthenticationFailed | NoCredits | Forbidden | NotFound
+  | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | RateLimited | InternalError | ServiceUnavailable;
+
+/** The spec 7.1 error body. */
+export interface ErrorBody {
+  readonly error: string;
+  readonly code: string;
+  readonly request_id: string;
+  readonly timestamp: string;
+  readonly [extra: string]: unknown;
+}
+
+export function errorBody(failure: ApiFailure, requestId: string, now: Date): ErrorBody {
+  return { error: failure.message, code: failure.code, ...failure.fields(), request_id: requestId, timestamp: now.toISOString() };
+}

@@ -1,0 +1,57 @@
+/**
+ * A pipeline of typed stages. Each stage reads the context built so far and
+ * returns an Effect of the fields it adds; `then` merges them into the
+ * context type, so a stage that needs a field no earlier stage provides (quota
+ * before auth, extract before fetch, ...) is a compile error.
+ *
+ * The composed runner is built once per route; per request it is one chain of
+ * flatMaps that fills the same context object (no copies).
+ */
+import { Effect } from 'effect';
+
+/** The six stages of the design; other names are allowed for plugin stages. */
+export type StageName = 'auth' | 'quota' | 'fetch' | 'extract' | 'analyse' | 'bill' | (string & {});
+
+export interface Stage<In, Out extends object, E = never, R = never> {
+  readonly name: StageName;
+  /** A property, not a method: parameters stay contravariant under strictFunctionTypes. */
+  readonly run: (ctx: In) => Effect.Effect<Out, E, R>;
+}
+
+export const defineStage = <In, Out extends object, E = never, R = never>(
+  name: StageName,
+  run: (ctx: In) => Effect.Effect<Out, E, R>,
+): Stage<In, Out, E, R> => ({ name, run });
+
+type Merge<A, B> = Omit<A, keyof B> & B;
+// biome-ignore lint: any is needed to store heterogeneous stages
+type AnyStage = Stage<any, object, unknown, unknown>;
+
+export class Pipeline<In, Ctx, E, R> {
+  private constructor(readonly stages: readonly AnyStage[]) {}
+
+  /** Start a pipeline whose input context is `In`. */
+  static from<In>(): Pipeline<In, In, never, never> {
+    return new Pipeline<In, In, never, never>([]);
+  }
+
+  then<Out extends object, E2, R2>(stage: Stage<Ctx, Out, E2, R2>): Pipeline<In, Merge<Ctx, Out>, E | E2, R | R2> {
+    return new Pipeline<In, Merge<Ctx, Out>, E | E2, R | R2>([...this.stages, stage as AnyStage]);
+  }
+
+  get names(): readonly StageName[] {
+    return this.stages.map((s) => s.name);
+  }
+
+  /** Close the pipeline with the operation's own work; returns the per-request runner. */
+  handle<A, E2, R2>(f: (ctx: Ctx) => Effect.Effect<A, E2, R2>): (input: In) => Effect.Effect<A, E | E2, R | R2> {
+    const stages = this.stages;
+    const n = stages.length;
+    const step = (i: number, ctx: object): Effect.Effect<A, E | E2, R | R2> => {
+      if (i === n) return f(ctx as Ctx);
+      const stage = stages[i]!;
+      return Effect.flatMap(stage.run(ctx), (out) => step(i + 1, Object.assign(ctx, out))) as Effect.Effect<A, E | E2, R | R2>;
+    };
+    return (input: In) => step(0, input as object);
+  }
+}

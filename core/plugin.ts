@@ -1,0 +1,103 @@
+/**
+ * The plugin contract. A plugin is a plain object with a literal `name`, a
+ * `kind` and the names it depends on; `definePlugin` (and the typed helpers
+ * in plugins/sdk) keep the literal types. Operation plugins contribute routes;
+ * tool plugins are served by the tools operation; extractors, fetchers,
+ * proxy providers, ... are looked up by kind.
+ */
+import type { Effect, Scope } from 'effect';
+import type { ApiFailure, ErrorSpec } from './errors.js';
+import type { RequestContext } from './context.js';
+import type { Schema } from './schema.js';
+import type { StageKit } from './stages.js';
+
+export type PluginKind =
+  | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
+  | 'search-provider' | 'analyser' | 'exporter';
+
+export const PLUGIN_KINDS: readonly PluginKind[] = [
+  'operation', 'tool', 'extractor', 'fetcher', 'proxy-provider', 'search-provider', 'analyser', 'exporter',
+];
+
+export interface PluginBase<N extends string = string, K extends PluginKind = PluginKind> {
+  readonly name: N;
+  readonly kind: K;
+  readonly dependsOn?: readonly string[];
+  readonly description?: string;
+  /** Error kinds this plugin can fail with beyond the core's (for docs and OpenAPI). */
+  readonly errors?: readonly ErrorSpec[];
+  /** Acquire resources (workers, pools). Called once at boot, in dependency order. */
+  readonly start?: () => Promise<void> | void;
+  /** Release them. Called at shutdown, in reverse order. */
+  readonly stop?: () => Promise<void> | void;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route answers with: JSON (or msgpack) objects, or text. */
+export type Produces = 'json' | { readonly contentType: string };
+
+export interface Route<Req = unknown, Res = unknown> {
+  readonly method: HttpMethod;
+  /** Static segments and `{param}` segments, e.g. `/v1/scrape/bulk/{job_id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly auth: 'none' | 'bearer' | 'admin';
+  readonly request?: Schema<Req>;
+  readonly response?: Schema<Res>;
+  readonly produces?: Produces;
+  /** Statuses this route can answer besides 200, for OpenAPI. */
+  readonly failures?: readonly number[];
+  /** The whole per-request work: stages then the operation. Built once at boot. */
+  readonly handle: (ctx: RequestContext<Req>) => Effect.Effect<Res, ApiFailure, Scope.Scope | never>;
+  /** Whether to add `request_id` to the success body (true for JSON API responses). */
+  readonly stampRequestId?: boolean;
+}
+
+/** What operation plugins get at boot to build their routes. Never used per request. */
+export interface PluginHost {
+  readonly registry: PluginLookup;
+  readonly stages: StageKit;
+  readonly settings: HostSettings;
+}
+
+export interface HostSettings {
+  readonly upgradeUrl: string;
+}
+
+export interface OperationPlugin<N extends string = string> extends PluginBase<N, 'operation'> {
+  routes(host: PluginHost): readonly Route<any, any>[];
+}
+
+export interface ToolContext {
+  readonly requestId: string;
+  readonly clientIp: string;
+  /** Aborted when the client goes away or the server gives up on the request. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ToolPlugin<N extends string = string, Req = any, Res = any> extends PluginBase<N, 'tool'> {
+  /** URL segment: POST /v1/tools/{slug}. */
+  readonly slug: string;
+  readonly summary: string;
+  readonly request: Schema<Req>;
+  readonly response: Schema<Res>;
+  /** A worked example for the docs: a request and the response it gives. */
+  readonly example?: { readonly request: Req; readonly response?: Partial<Res> };
+  /** Synchronous, or a Promise for tools that run off-thread. Throw BadRequest for semantic 400s. */
+  run(input: Req, ctx: ToolContext): Res | Promise<Res>;
+}
+
+export type AnyPlugin = PluginBase<string, PluginKind> & Record<string, unknown>;
+
+export interface PluginLookup {
+  get(name: string): AnyPlugin | undefined;
+  byKind(kind: 'operation'): readonly OperationPlugin[];
+  byKind(kind: 'tool'): readonly ToolPlugin[];
+  byKind(kind: PluginKind): readonly AnyPlugin[];
+}
+
+/** Identity helper that keeps literal names and kinds. */
+export const definePlugin = <const P extends PluginBase>(plugin: P): P => plugin;
