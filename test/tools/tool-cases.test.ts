@@ -1,4 +1,5 @@
 /** Runs every tool's case table in process (the HTTP contract suite runs the same tables over both adapters). */
+/// <reference types="vite/client" />
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTools } from '../../plugins/tools/index.js';
 import { runTool, type ToolCaseFile } from '../support/tool-harness.js';
