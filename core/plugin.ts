@@ -10,6 +10,7 @@ import type { ApiFailure, ErrorSpec } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { Schema } from './schema.js';
 import type { StageKit } from './stages.js';
+import type { Metrics } from './ports.js';
 
 export type PluginKind =
   | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
@@ -61,10 +62,14 @@ export interface PluginHost {
   readonly registry: PluginLookup;
   readonly stages: StageKit;
   readonly settings: HostSettings;
+  readonly metrics: Metrics;
+  /** Every route of the app; available once all operation plugins have built theirs (call it lazily). */
+  readonly allRoutes: () => readonly Route<any, any>[];
 }
 
 export interface HostSettings {
   readonly upgradeUrl: string;
+  readonly version: string;
 }
 
 export interface OperationPlugin<N extends string = string> extends PluginBase<N, 'operation'> {

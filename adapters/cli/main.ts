@@ -1,0 +1,83 @@
+/**
+ * The `scour` command: `serve` (default) starts the API on the settings in
+ * the environment; `openapi` prints the OpenAPI document; `help`, `version`.
+ * Invalid settings stop start-up with a clear message and exit code 2.
+ */
+import 'reflect-metadata';
+import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
+import { createScour } from '../../config/container.js';
+import { VERSION } from '../../config/version.js';
+import { openApiDocument } from '../../core/openapi.js';
+import { PluginError } from '../../core/registry.js';
+
+const HELP = `scour ${VERSION}: web search, scrape and research API
+
+Usage:
+  scour serve        start the HTTP API (default)
+  scour openapi      print the OpenAPI 3.1 document
+  scour version      print the version
+  scour help         this text
+
+Environment (all optional):
+${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
+`;
+
+async function serve(): Promise<void> {
+  const settings = loadSettings();
+  const scour = await createScour({ settings });
+  const { url } = await scour.start();
+  scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION }, `Scour listening on ${url}`);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    scour.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    scour.stop().then(
+      (drained) => {
+        scour.logger.info({ drained }, 'stopped');
+        process.exit(0);
+      },
+      (e) => {
+        scour.logger.error({ err: String(e) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const cmd = argv[0] ?? 'serve';
+  switch (cmd) {
+    case 'serve':
+      return serve();
+    case 'openapi': {
+      const scour = await createScour({ settings: { ...loadSettings(), logLevel: 'silent' } });
+      process.stdout.write(`${JSON.stringify(openApiDocument(scour.app.compiled.map((c) => c.route), { title: 'Scour API', version: VERSION }), null, 2)}\n`);
+      await scour.stop();
+      return;
+    }
+    case 'version':
+    case '--version':
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return;
+    default:
+      process.stderr.write(`scour: unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof ConfigError || e instanceof PluginError) {
+    process.stderr.write(`scour: ${e.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`scour: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

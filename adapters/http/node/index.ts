@@ -1,0 +1,112 @@
+/**
+ * The node:http adapter: serves the same HttpApp as the uWS adapter, so the
+ * contract suite runs against both and benchmarks can compare them.
+ */
+import http from 'node:http';
+import type { HttpApp, Inbound, Sink } from '../shared/app.js';
+import { COPIED_HEADERS, statusLine } from '../shared/app.js';
+import { forwardedFor, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
+
+export class NodeHttpServer implements HttpServer {
+  readonly kind = 'node' as const;
+  private readonly server: http.Server;
+
+  constructor(private readonly app: HttpApp, private readonly options: ServerOptions) {
+    this.server = http.createServer({ keepAliveTimeout: 10_000, requestTimeout: 300_000 }, (req, res) => this.onRequest(req, res));
+  }
+
+  private onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const method = req.method ?? 'GET';
+    const headers: Record<string, string | undefined> = {};
+    for (const name of COPIED_HEADERS) {
+      const v = req.headers[name];
+      if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    let clientIp = normaliseIp(req.socket.remoteAddress ?? '');
+    if (this.options.trustProxy) {
+      const fwd = forwardedFor(headers['x-forwarded-for']);
+      if (fwd) clientIp = normaliseIp(fwd);
+    }
+    const inbound: Inbound = { method, path, headers, clientIp };
+    let done = false;
+    let interrupt: (() => void) | undefined;
+    const sink: Sink = {
+      send(status, flat, body, close) {
+        if (done || res.destroyed) return;
+        done = true;
+        const h = close ? [...flat, 'connection', 'close'] : (flat as string[]);
+        res.writeHead(status, statusLine(status).slice(4), h);
+        res.end(body);
+      },
+    };
+    res.on('close', () => {
+      if (!res.writableFinished) interrupt?.();
+    });
+
+    const found = this.app.match(method, path);
+    if (!('route' in found)) {
+      this.app.reject(inbound, found, sink, 'unmatched', Number(headers['content-length'] ?? 0) > 0);
+      req.resume();
+      return;
+    }
+    const { route: compiled, params } = found;
+    if (!compiled.readsBody) {
+      req.resume();
+      interrupt = this.app.execute(compiled, params, inbound, undefined, sink);
+      return;
+    }
+    const early = this.app.tooLarge(headers['content-length']);
+    if (early) {
+      this.app.reject(inbound, early, sink, compiled.key, true);
+      req.resume();
+      return;
+    }
+    const limit = this.app.bodyLimit;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        this.app.reject(inbound, this.app.payloadTooLarge(), sink, compiled.key, true);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (over || done) return;
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      interrupt = this.app.execute(compiled, params, inbound, body, sink);
+    });
+    req.on('error', () => {
+      over = true;
+    });
+  }
+
+  listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error) => reject(new Error(`LISTEN_FAILED: node:http could not listen on ${host}:${port}: ${e.message}`));
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        const addr = this.server.address();
+        resolve({ host, port: typeof addr === 'object' && addr ? addr.port : port });
+      });
+    });
+  }
+
+  async close(timeoutMs: number): Promise<boolean> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const drained = await this.app.drain(timeoutMs);
+    this.server.closeAllConnections();
+    await closed;
+    return drained;
+  }
+}

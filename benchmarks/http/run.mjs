@@ -1,0 +1,163 @@
+// npm run bench:http: requests/s and latency of POST /v1/tools/uuid-generator
+// on loopback for a bare uWebSockets.js server (the ceiling), Scour over uWS,
+// Scour over node:http, and Fastify (the baseline), all in one run. Each
+// server is pinned to core 0 and wrk to core 1 (when there are two cores).
+// Rounds are interleaved and the median round is reported, since these
+// machines are shared and noisy. Prints a table and writes
+// benchmarks/results/http.json.
+//
+// Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
+// BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 100).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+const PATH = '/v1/tools/uuid-generator';
+
+function has(cmd) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!has('wrk')) {
+  console.log('wrk is not installed; installing it from Debian packages (apt-get install -y wrk)...');
+  try {
+    execFileSync('sh', ['-c', 'apt-get install -y wrk >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1)'], { stdio: 'inherit' });
+  } catch {
+    console.error('could not install wrk; install it (apt-get install wrk) and run again');
+    process.exit(1);
+  }
+}
+const pin = has('taskset') && cpus().length >= 2;
+const serverPin = pin ? ['taskset', '-c', '0'] : [];
+const loadPin = pin ? ['taskset', '-c', '1'] : [];
+
+if (!existsSync(join(root, 'dist/adapters/cli/main.js'))) {
+  console.error('dist/ is missing: run `npm run build` first (npm run bench:http does it)');
+  process.exit(1);
+}
+const { default: uws } = await import('@trufflesuite/uws-js-unofficial');
+if (!String(uws.App).includes('[native code]')) {
+  console.error('uWebSockets.js is running its pure-JS fallback (no native binary for this Node ABI): refusing to benchmark it');
+  process.exit(1);
+}
+
+const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench') };
+const targets = [
+  { id: 'bare_uws', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {} },
+  { id: 'scour_uws', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' } },
+  { id: 'scour_node', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' } },
+  { id: 'fastify', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {} },
+];
+
+const luaPath = join(root, 'benchmarks/http/post-empty.lua');
+writeFileSync(luaPath, 'wrk.method = "POST"\nwrk.body = "{}"\nwrk.headers["Content-Type"] = "application/json"\n');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function startServer(target, port) {
+  const [cmd, ...pre] = [...serverPin, process.execPath];
+  const child = spawn(cmd, [...pre, ...target.args], { cwd: root, env: { ...process.env, ...target.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const body = await res.json();
+      if (res.status !== 200 || !Array.isArray(body.uuids) || body.uuids.length !== 1) throw new Error(`bad answer ${res.status} ${JSON.stringify(body)}`);
+      return child;
+    } catch (e) {
+      if (child.exitCode !== null) throw new Error(`${target.name} exited: ${log}`);
+      await sleep(100);
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${target.name} did not start: ${log}`);
+}
+
+const toMs = (v, unit) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+
+function wrk(port, seconds) {
+  const [cmd, ...pre] = [...loadPin, 'wrk'];
+  const out = execFileSync(cmd, [...pre, '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', luaPath, `http://127.0.0.1:${port}${PATH}`], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const pct = (p) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+    return m ? toMs(m[1], m[2]) : NaN;
+  };
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors:(.*)/.exec(out)?.[1]?.trim() ?? null;
+  return { rps, p50: pct(50), p99: pct(99), non2xx, errors };
+}
+
+const samples = Object.fromEntries(targets.map((t) => [t.id, []]));
+let port = 19_100;
+for (let r = 1; r <= rounds; r++) {
+  for (const t of targets) {
+    port++;
+    const child = await startServer(t, port);
+    try {
+      if (warmup > 0) wrk(port, warmup);
+      const s = wrk(port, duration);
+      if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
+      samples[t.id].push(s);
+      console.log(`round ${r}/${rounds}  ${t.name.padEnd(22)} ${Math.round(s.rps).toString().padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+    } finally {
+      child.kill('SIGKILL');
+      await sleep(300);
+    }
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)];
+const results = targets.map((t) => ({ id: t.id, name: t.name, ...median(samples[t.id]), samples: samples[t.id].map((s) => Math.round(s.rps)) }));
+const by = Object.fromEntries(results.map((r) => [r.id, r]));
+const ratios = {
+  scour_uws_vs_bare_uws: by.scour_uws.rps / by.bare_uws.rps,
+  scour_uws_vs_fastify: by.scour_uws.rps / by.fastify.rps,
+  scour_node_vs_fastify: by.scour_node.rps / by.fastify.rps,
+  bare_uws_vs_fastify: by.bare_uws.rps / by.fastify.rps,
+};
+const targetsMet = { 'Scour/uWS >= 70% of bare uWS': ratios.scour_uws_vs_bare_uws >= 0.7, 'Scour/uWS >= 1.5x Fastify': ratios.scour_uws_vs_fastify >= 1.5 };
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const lines = [
+  '',
+  `POST ${PATH} (body {}), wrk -t1 -c${connections} -d${duration}s, median of ${rounds} interleaved rounds, ${pin ? 'server on core 0, wrk on core 1' : 'unpinned'}`,
+  '',
+  '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify |',
+  '|---|---:|---:|---:|---:|---:|',
+  ...results.map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / by.bare_uws.rps * 100).toFixed(0)}% | ${(r.rps / by.fastify.rps).toFixed(2)}x |`),
+  '',
+  ...Object.entries(targetsMet).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`),
+];
+console.log(lines.join('\n'));
+
+const out = {
+  benchmark: 'http',
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  pinned: pin,
+  settings: { duration_s: duration, warmup_s: warmup, rounds, connections, path: PATH, load_generator: 'wrk -t1' },
+  results: results.map(({ id, name, rps, p50, p99, samples: s }) => ({ id, name, requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, round_rps: s })),
+  ratios,
+  targets: targetsMet,
+};
+mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
+writeFileSync(join(root, 'benchmarks/results/http.json'), `${JSON.stringify(out, null, 2)}\n`);
+console.log('\nwrote benchmarks/results/http.json');

@@ -1,0 +1,124 @@
+/**
+ * Settings from the environment, all optional: `npm start` needs none.
+ * Every problem is collected and reported at once; the service does not
+ * start on an invalid setting.
+ */
+
+export interface Settings {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly httpAdapter: 'uws' | 'node';
+  readonly bodyLimit: number;
+  readonly toolsRateLimit: { readonly limit: number; readonly windowSeconds: number };
+  readonly shutdownTimeoutMs: number;
+  readonly trustProxy: boolean;
+  readonly upgradeUrl: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly issues: readonly string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+  }
+}
+
+export const DEFAULTS: Settings = {
+  port: 8080,
+  host: '0.0.0.0',
+  dataDir: './data',
+  logLevel: 'info',
+  httpAdapter: 'uws',
+  bodyLimit: 1024 * 1024,
+  toolsRateLimit: { limit: 120, windowSeconds: 60 },
+  shutdownTimeoutMs: 10_000,
+  trustProxy: false,
+  upgradeUrl: '/dashboard/billing',
+};
+
+/** The variables read, with their meaning (README's configuration table is checked against this). */
+export const ENV_VARS = {
+  PORT: 'TCP port (0-65535; 0 picks a free one). Default 8080.',
+  HOST: 'Interface to bind. Default 0.0.0.0.',
+  SCOUR_DATA_DIR: 'Directory for embedded data (SQLite, blobs). Created at start. Default ./data.',
+  LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent. Default info.',
+  SCOUR_HTTP_ADAPTER: 'uws (uWebSockets.js, default) or node (node:http).',
+  SCOUR_BODY_LIMIT: 'Maximum request body in bytes; suffixes k and m accepted (1m = 1048576). Default 1m.',
+  SCOUR_TOOLS_RATE_LIMIT: 'Developer-tool requests allowed per client IP per window. Default 120.',
+  SCOUR_TOOLS_RATE_WINDOW: 'That window in seconds. Default 60.',
+  SCOUR_SHUTDOWN_TIMEOUT: 'Seconds to let in-flight requests finish after SIGTERM. Default 10.',
+  SCOUR_TRUST_PROXY: 'true to take the client IP from X-Forwarded-For (only behind your own proxy). Default false.',
+  SCOUR_UPGRADE_URL: 'Relative billing path sent as upgrade_url on plan and rate errors. Default /dashboard/billing.',
+} as const;
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadSettings(env: Readonly<Record<string, string | undefined>> = process.env): Settings {
+  const issues: string[] = [];
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, min: number, max: number, fallback: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      issues.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bytes = (name: string, fallback: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const m = /^(\d+)\s*([km]?)b?$/i.exec(raw);
+    const n = m ? Number(m[1]) * (m[2]!.toLowerCase() === 'k' ? 1024 : m[2]!.toLowerCase() === 'm' ? 1024 * 1024 : 1) : NaN;
+    if (!Number.isFinite(n) || n < 1024 || n > 512 * 1024 * 1024) {
+      issues.push(`${name} must be a size from 1k to 512m, e.g. 1048576 or 1m (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return n;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = str(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    issues.push(`${name} must be true or false (got ${JSON.stringify(env[name])})`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw.toLowerCase())) {
+      issues.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return raw.toLowerCase() as T;
+  };
+
+  const host = str('HOST') ?? DEFAULTS.host;
+  if (!/^[a-z0-9.:\-[\]]+$/i.test(host)) issues.push(`HOST must be a hostname or IP address (got ${JSON.stringify(host)})`);
+  const upgradeUrl = str('SCOUR_UPGRADE_URL') ?? DEFAULTS.upgradeUrl;
+  if (!upgradeUrl.startsWith('/')) issues.push(`SCOUR_UPGRADE_URL must be a relative path starting with / (got ${JSON.stringify(upgradeUrl)})`);
+
+  const settings: Settings = {
+    port: int('PORT', 0, 65535, DEFAULTS.port),
+    host,
+    dataDir: str('SCOUR_DATA_DIR') ?? DEFAULTS.dataDir,
+    logLevel: oneOf('LOG_LEVEL', LEVELS, DEFAULTS.logLevel),
+    httpAdapter: oneOf('SCOUR_HTTP_ADAPTER', ['uws', 'node'] as const, DEFAULTS.httpAdapter),
+    bodyLimit: bytes('SCOUR_BODY_LIMIT', DEFAULTS.bodyLimit),
+    toolsRateLimit: {
+      limit: int('SCOUR_TOOLS_RATE_LIMIT', 1, 1_000_000_000, DEFAULTS.toolsRateLimit.limit),
+      windowSeconds: int('SCOUR_TOOLS_RATE_WINDOW', 1, 86_400, DEFAULTS.toolsRateLimit.windowSeconds),
+    },
+    shutdownTimeoutMs: int('SCOUR_SHUTDOWN_TIMEOUT', 0, 3600, DEFAULTS.shutdownTimeoutMs / 1000) * 1000,
+    trustProxy: bool('SCOUR_TRUST_PROXY', DEFAULTS.trustProxy),
+    upgradeUrl,
+  };
+  if (issues.length > 0) throw new ConfigError(issues);
+  return settings;
+}

@@ -1,0 +1,62 @@
+import { Writable } from 'node:stream';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULTS, ENV_VARS, loadSettings } from '../../config/env.js';
+import { createLogger } from '../../adapters/logging/pino.js';
+
+describe('settings from the environment', () => {
+  it('needs none: the defaults', () => {
+    expect(loadSettings({})).toEqual(DEFAULTS);
+    expect(DEFAULTS.port).toBe(8080);
+    expect(DEFAULTS.host).toBe('0.0.0.0');
+    expect(DEFAULTS.dataDir).toBe('./data');
+    expect(DEFAULTS.bodyLimit).toBe(1048576);
+  });
+
+  it('reads every variable', () => {
+    const s = loadSettings({
+      PORT: '9000', HOST: '127.0.0.1', SCOUR_DATA_DIR: '/tmp/x', LOG_LEVEL: 'debug', SCOUR_HTTP_ADAPTER: 'node',
+      SCOUR_BODY_LIMIT: '2m', SCOUR_TOOLS_RATE_LIMIT: '5', SCOUR_TOOLS_RATE_WINDOW: '10', SCOUR_SHUTDOWN_TIMEOUT: '3',
+      SCOUR_TRUST_PROXY: 'true', SCOUR_UPGRADE_URL: '/billing',
+    });
+    expect(s).toEqual({
+      port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
+      toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, trustProxy: true, upgradeUrl: '/billing',
+    });
+  });
+
+  it('refuses invalid settings, naming each one', () => {
+    let err: ConfigError | undefined;
+    try {
+      loadSettings({ PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x' });
+    } catch (e) {
+      err = e as ConfigError;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.code).toBe('CONFIG_INVALID');
+    expect(err!.issues).toHaveLength(8);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL']) {
+      expect(err!.message).toContain(name);
+    }
+  });
+
+  it('the README documents every variable', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const name of Object.keys(ENV_VARS)) expect(readme).toContain(`\`${name}\``);
+  });
+});
+
+describe('logging', () => {
+  it('never writes API keys or authorization headers', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
+    const log = createLogger('info', sink);
+    log.info({ headers: { authorization: 'Bearer sk_live_abcdef' }, api_key: 'sk_live_abcdef', account: { api_key: 'sk_live_abcdef', token: 't0k' } }, 'request');
+    log.child({ authorization: 'Bearer sk_live_abcdef' }).warn('child');
+    const all = lines.join('');
+    expect(all).not.toContain('sk_live_abcdef');
+    expect(all).not.toContain('t0k');
+    expect(all).toContain('[redacted]');
+    expect(JSON.parse(lines[0]!).msg).toBe('request');
+  });
+});

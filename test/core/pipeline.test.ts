@@ -1,0 +1,53 @@
+import { Effect, Exit } from 'effect';
+import { describe, expect, it } from 'vitest';
+import { ReplyMeta, type RequestContext } from '../../core/context.js';
+import { RateLimited } from '../../core/errors.js';
+import { defineStage, Pipeline } from '../../core/pipeline.js';
+import { clientQuotaStage } from '../../core/stages/client-quota.js';
+import { MemoryRateLimiter } from '../../adapters/limiter/memory/index.js';
+
+const baseCtx = (clientIp = '127.0.0.1'): RequestContext => ({
+  requestId: 'r1', receivedAt: 0, method: 'POST', path: '/x', params: {}, clientIp, headers: {}, body: {}, reply: new ReplyMeta(),
+});
+
+describe('pipeline', () => {
+  it('runs stages in order, each adding typed fields the next can read', () => {
+    const seen: string[] = [];
+    const auth = defineStage('auth', (_: RequestContext) => Effect.sync(() => (seen.push('auth'), { account: { id: 'acc', plan: 'free' as const } })));
+    const quota = defineStage('quota', (ctx: { account: { id: string } }) => Effect.sync(() => (seen.push(`quota:${ctx.account.id}`), { slot: 1 })));
+    const bill = defineStage('bill', (ctx: { account: { id: string }; slot: number }) => Effect.sync(() => (seen.push(`bill:${ctx.slot}`), { charged: 3 })));
+    const p = Pipeline.from<RequestContext>().then(auth).then(quota).then(bill);
+    expect(p.names).toEqual(['auth', 'quota', 'bill']);
+    const run = p.handle((ctx) => Effect.succeed(`${ctx.account.id}:${ctx.charged}`));
+    expect(Effect.runSync(run(baseCtx()))).toBe('acc:3');
+    expect(seen).toEqual(['auth', 'quota:acc', 'bill:1']);
+  });
+
+  it('stops at the first failing stage; later stages and the handler do not run', () => {
+    const seen: string[] = [];
+    const fail = defineStage('quota', (_: RequestContext) => Effect.fail('nope' as const));
+    const after = defineStage('bill', (_: RequestContext) => Effect.sync(() => (seen.push('bill'), {})));
+    const run = Pipeline.from<RequestContext>().then(fail).then(after).handle(() => Effect.sync(() => seen.push('handler')));
+    const exit = Effect.runSyncExit(run(baseCtx()));
+    expect(Exit.isFailure(exit)).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it('the client quota stage writes x-ratelimit-* headers and fails with RateLimited past the limit', () => {
+    const clock = { now: () => 1_000_000 };
+    const limiter = new MemoryRateLimiter(clock);
+    const run = Pipeline.from<RequestContext>().then(clientQuotaStage(limiter, { limit: 2, windowSeconds: 60 }, '/billing')).handle((c) => Effect.succeed(c.rateLimit.remaining));
+    const c1 = baseCtx();
+    expect(Effect.runSync(run(c1))).toBe(1);
+    expect(c1.reply.headers).toEqual(['x-ratelimit-limit', '2', 'x-ratelimit-remaining', '1', 'x-ratelimit-reset', '1020', 'x-ratelimit-window', '60']);
+    expect(Effect.runSync(run(baseCtx()))).toBe(0);
+    const exit = Effect.runSyncExit(run(baseCtx()));
+    expect(Exit.isFailure(exit)).toBe(true);
+    const err = (exit as Exit.Failure<unknown, RateLimited>).cause.reasons[0] as { error: RateLimited };
+    expect(err.error).toBeInstanceOf(RateLimited);
+    expect(err.error.fields()).toEqual({ retry_after: 20, limit: 2, remaining: 0, reset: 1020, upgrade_url: '/billing' });
+    // Another client has its own window.
+    expect(Effect.runSync(run(baseCtx('10.9.9.9')))).toBe(1);
+    limiter.dispose();
+  });
+});

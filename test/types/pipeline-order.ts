@@ -1,0 +1,27 @@
+/**
+ * Type-level tests, checked by `npm run typecheck` (tsc fails if an expected
+ * error is missing): a mis-ordered pipeline must not compile.
+ */
+import { Effect } from 'effect';
+import type { RequestContext } from '../../core/context.js';
+import { Pipeline } from '../../core/pipeline.js';
+import type { AuthStage, BillStage, ExtractStage, FetchStage, QuotaStage } from '../../core/stages.js';
+
+declare const auth: AuthStage;
+declare const quota: QuotaStage;
+declare const bill: BillStage;
+declare const fetchStage: FetchStage<unknown>;
+declare const extract: ExtractStage;
+
+// The right order compiles, and the handler sees every field.
+export const ok = Pipeline.from<RequestContext>().then(auth).then(quota).then(fetchStage).then(extract).then(bill)
+  .handle((ctx) => Effect.succeed([ctx.account.id, ctx.rateLimit.limit, ctx.document.finalUrl, ctx.extracted, ctx.charge.creditsUsed]));
+
+// @ts-expect-error quota needs the account that auth provides
+export const quotaFirst = Pipeline.from<RequestContext>().then(quota);
+// @ts-expect-error bill needs auth and quota before it
+export const billEarly = Pipeline.from<RequestContext>().then(auth).then(bill);
+// @ts-expect-error extract needs the fetched document
+export const extractFirst = Pipeline.from<RequestContext>().then(auth).then(extract);
+// @ts-expect-error the handler cannot read a field no stage added
+export const missingField = Pipeline.from<RequestContext>().then(auth).handle((ctx) => Effect.succeed(ctx.charge));
