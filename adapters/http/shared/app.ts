@@ -31,6 +31,8 @@ export interface CompiledRoute {
   readonly contentType: string;
   readonly stamp: boolean;
   readonly readsBody: boolean;
+  /** The request headers this route reads (what the uWS adapter copies). */
+  readonly headerNames: readonly string[];
 }
 
 export interface Inbound {
@@ -123,6 +125,12 @@ export class HttpApp {
         contentType: json ? JSON_TYPE : (route.produces as { contentType: string }).contentType,
         stamp: json && route.stampRequestId !== false,
         readsBody: route.request !== undefined,
+        headerNames: [
+          'accept',
+          ...(route.request !== undefined ? ['content-type', 'content-length'] : []),
+          ...(route.auth !== 'none' ? ['authorization'] : []),
+          ...(route.headers ?? []),
+        ],
       };
       compiled.push(c);
       if (pattern === undefined) {
@@ -331,7 +339,12 @@ export class HttpApp {
     let payload: string | Uint8Array;
     let type = compiled.contentType;
     if (compiled.json) {
-      const body = compiled.stamp && value !== null && typeof value === 'object' ? { ...(value as object), request_id: requestId } : value;
+      let body = value;
+      if (compiled.stamp && value !== null && typeof value === 'object') {
+        // Results are fresh objects: stamp in place; copy only what a plugin froze.
+        if (Object.isFrozen(value)) body = { ...(value as object), request_id: requestId };
+        else (value as Record<string, unknown>).request_id = requestId;
+      }
       payload = this.encode(body, msgpack);
       if (msgpack) type = MSGPACK_TYPE;
     } else {

@@ -42,9 +42,9 @@ function sinkFor(res: UwsResponse, state: State): Sink {
   };
 }
 
-function readHeaders(req: UwsRequest): Record<string, string | undefined> {
+function readHeaders(req: UwsRequest, names: readonly string[]): Record<string, string | undefined> {
   const h: Record<string, string | undefined> = {};
-  for (const name of COPIED_HEADERS) {
+  for (const name of names) {
     const v = req.getHeader(name);
     if (v !== '') h[name] = v;
   }
@@ -62,7 +62,8 @@ export class UwsServer implements HttpServer {
     this.uwsApp = uws.App();
     for (const compiled of app.compiled) {
       const pattern = compiled.route.path.replace(/\{([a-z_][a-z0-9_]*)\}/gi, ':$1');
-      this.uwsApp[METHOD_FN[compiled.method]](pattern, (res, req) => this.onRoute(compiled, res, req));
+      const names = options.trustProxy ? [...compiled.headerNames, 'x-forwarded-for'] : compiled.headerNames;
+      this.uwsApp[METHOD_FN[compiled.method]](pattern, (res, req) => this.onRoute(compiled, names, res, req));
     }
     this.uwsApp.any('/*', (res, req) => this.onUnmatched(res, req));
   }
@@ -75,8 +76,8 @@ export class UwsServer implements HttpServer {
     return normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
   }
 
-  private onRoute(compiled: CompiledRoute, res: UwsResponse, req: UwsRequest): void {
-    const headers = readHeaders(req);
+  private onRoute(compiled: CompiledRoute, headerNames: readonly string[], res: UwsResponse, req: UwsRequest): void {
+    const headers = readHeaders(req, headerNames);
     const path = req.getUrl();
     let params: Record<string, string> = {};
     if (compiled.paramNames.length > 0) {
@@ -136,7 +137,7 @@ export class UwsServer implements HttpServer {
   }
 
   private onUnmatched(res: UwsResponse, req: UwsRequest): void {
-    const headers = readHeaders(req);
+    const headers = readHeaders(req, COPIED_HEADERS);
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
     const state: State = { aborted: false, done: false, interrupt: undefined };

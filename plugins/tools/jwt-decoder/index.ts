@@ -54,7 +54,8 @@ const VerifySchema = StrictObject({
   jwks: Type.Optional(Type.Object({
     keys: Type.Array(JwkSchema, { minItems: 1, maxItems: 32, description: 'Public keys; the one matching the token kid and alg is used.' }),
   }, { additionalProperties: true, description: 'A JWK Set, e.g. the body of an issuer\'s jwks_uri.' })),
-  algorithms: Type.Optional(Type.Array(Type.Union(JWS_ALGS.map((a) => Type.Literal(a))), {
+  // A plain JSON Schema enum (not a union of literals) so a wrong value gets one "must be one of" message, not fourteen.
+  algorithms: Type.Optional(Type.Array(Type.Unsafe<JwsAlg>({ type: 'string', enum: [...JWS_ALGS] }), {
     minItems: 1, maxItems: JWS_ALGS.length, uniqueItems: true,
     description: 'Accepted alg values (default: every alg that fits the key).',
   })),
@@ -120,6 +121,23 @@ function diagnose(segment: string, name: 'header' | 'payload'): never {
   invalid('token', `the ${name} segment is JSON but not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
 }
 
+/** Deeper JSON than this is refused: no real token needs it, and serialising it back could overflow the stack. */
+const MAX_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, measured without recursion. */
+function depthOf(root: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > MAX_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
 function decode(raw: string) {
   const token = raw.trim().replace(/^bearer\s+/i, '');
   const parts = token.split('.');
@@ -142,6 +160,8 @@ function decode(raw: string) {
   } catch {
     diagnose(p, 'payload');
   }
+  if (depthOf(header) > MAX_DEPTH) invalid('token', `the header nests deeper than ${MAX_DEPTH} levels`);
+  if (depthOf(payload) > MAX_DEPTH) invalid('token', `the payload nests deeper than ${MAX_DEPTH} levels`);
   if (!B64URL.test(s) || s.length % 4 === 1) invalid('token', 'the signature segment is not base64url (only A-Z a-z 0-9 - _ without padding)');
   return { token, header, payload, signature: s };
 }

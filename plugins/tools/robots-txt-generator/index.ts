@@ -9,7 +9,6 @@ import { defineTool, StrictObject, Type, invalidMany } from '../../sdk/index.js'
 import type { FieldIssue } from '../../../core/errors.js';
 
 interface Robot {
-  isAllowed(url: string, ua?: string): boolean | undefined;
   getMatchingLineNumber(url: string, ua?: string): number;
 }
 // robots-parser is CommonJS (`module.exports = function`) while its types
@@ -25,8 +24,10 @@ const MAX_URL = 2048;
 const MAX_SITEMAPS = 50;
 const MAX_COMMENTS = 50;
 const MAX_CHECKS = 50;
-/** Work allowed for `check` (roughly: wildcard rule characters x URL path characters, summed). */
-const CHECK_BUDGET = 20_000_000;
+/** Google reads the first 500 KiB of a robots.txt; a larger file is refused. */
+const MAX_BYTES = 500 * 1024;
+/** Matching steps allowed for `check` (see matchCost); the worst case takes about 40 ms. */
+const CHECK_BUDGET = 3_000_000;
 
 const Token = Type.String({ minLength: 1, maxLength: 100 });
 const RulePaths = (what: string) =>
@@ -139,13 +140,48 @@ function hostValue(v: string): { host: string } | string {
   }
 }
 
-/** Same check as robots-parser's rule normalisation, for the cost estimate. */
-function encodedLength(path: string): number {
+/** robots-parser's normalisation of rule patterns and URL paths (percent-escapes upper-cased). */
+const upperEscapes = (v: string): string => v.replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
+function normalisePattern(p: string): string {
   try {
-    return encodeURI(path).replace(/%25/g, '%').length;
+    return upperEscapes(encodeURI(p).replace(/%25/g, '%'));
   } catch {
-    return path.length * 9;
+    return p;
   }
+}
+
+/**
+ * An upper bound on the steps robots-parser's matcher takes for one rule
+ * and one path: exact up to the first '*' (one candidate position), then each
+ * '*' widens the candidates to the whole path and each later character keeps
+ * at most as many candidates as the path has copies of that character.
+ * Stops early once `limit` is passed.
+ */
+function matchCost(pattern: string, path: string, freq: Map<string, number>, limit: number): number {
+  let cost = 4 + (path.length >> 3); // the call and its candidate array
+  let i = 0;
+  for (; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') break;
+    if (c === '$' && i + 1 === pattern.length) return cost;
+    cost++;
+    if (i >= path.length || path[i] !== c) return cost;
+  }
+  let candidates = 0;
+  for (; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '$' && i + 1 === pattern.length) return cost + 1;
+    if (c === '*') {
+      candidates = path.length + 1;
+      cost += candidates;
+    } else {
+      cost += candidates + 1;
+      candidates = Math.min(candidates, freq.get(c) ?? 0);
+      if (candidates === 0) return cost;
+    }
+    if (cost > limit) return cost;
+  }
+  return cost;
 }
 
 const formatDelay = (v: number): string => String(Object.is(v, -0) ? 0 : v);
@@ -175,8 +211,8 @@ export default defineTool({
       content:
         '# robots.txt for example.com\n\nUser-agent: *\nAllow: /admin/public/\nDisallow: /admin/\nDisallow: /*.pdf$\n\n' +
         'User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n',
-      line_count: 13,
-      byte_length: 177,
+      line_count: 12,
+      byte_length: 194,
       checks: [{ url: 'https://example.com/admin/users', user_agent: 'Googlebot', allowed: false, matching_line: 5, matching_rule: 'Disallow: /admin/' }],
     },
   },
@@ -229,21 +265,28 @@ export default defineTool({
 
     if (issues.length > 0) invalidMany(issues);
 
-    // --- bound the matching work of `check` (robots-parser is O(rule x path) with wildcards) ---
+    // --- bound the matching work of `check` (robots-parser is O(rule x path) after a wildcard) ---
     if (checks.length > 0) {
-      let starChars = 0;
-      let plainChars = 0;
-      for (const g of req.groups) {
-        for (const p of [...(g.allow ?? []), ...(g.disallow ?? [])]) {
-          const n = encodedLength(p) + 1;
-          if (p.includes('*')) starChars += n;
-          else plainChars += n;
-        }
-      }
+      const normalised = req.groups.map((g) =>
+        [...(g.allow ?? []), ...(g.disallow ?? [])].filter((p) => p !== '').map(normalisePattern));
       let cost = 0;
-      for (const u of checkUrls) {
-        const pathLength = u!.pathname.length + u!.search.length + 1;
-        cost += starChars * pathLength + plainChars;
+      for (let i = 0; i < checks.length && cost <= CHECK_BUDGET; i++) {
+        const u = checkUrls[i]!;
+        const path = upperEscapes(u.pathname + u.search);
+        const freq = new Map<string, number>();
+        for (const ch of path) freq.set(ch, (freq.get(ch) ?? 0) + 1);
+        // The groups robots-parser will consult: those naming this crawler, else the '*' groups.
+        const ua = (checks[i]!.user_agent ?? '*').toLowerCase();
+        const names = (g: (typeof req.groups)[number]) => (g.user_agents ?? ['*']).map((n) => n.toLowerCase());
+        let applicable = req.groups.flatMap((g, gi) => (names(g).includes(ua) ? [gi] : []));
+        if (applicable.length === 0) applicable = req.groups.flatMap((g, gi) => (names(g).includes('*') ? [gi] : []));
+        for (const gi of applicable) {
+          for (const p of normalised[gi]!) {
+            cost += matchCost(p, path, freq, CHECK_BUDGET - cost);
+            if (cost > CHECK_BUDGET) break;
+          }
+          if (cost > CHECK_BUDGET) break;
+        }
       }
       if (cost > CHECK_BUDGET) {
         invalidMany([{ field: 'check', message: 'would take too long to evaluate: use fewer or shorter URLs, or fewer or shorter wildcard (*) rules' }]);
@@ -273,12 +316,16 @@ export default defineTool({
       for (const s of sitemaps) lines.push(`Sitemap: ${s}`);
     }
     const content = `${lines.join('\n')}\n`;
+    const byteLength = Buffer.byteLength(content, 'utf8');
+    if (byteLength > MAX_BYTES) {
+      invalidMany([{ field: 'body', message: `the robots.txt would be ${byteLength} bytes; crawlers such as Google read only the first ${MAX_BYTES} (500 KiB)` }]);
+    }
     const out: {
       content: string;
       line_count: number;
       byte_length: number;
       checks?: { url: string; user_agent: string; allowed: boolean; matching_line: number | null; matching_rule: string | null }[];
-    } = { content, line_count: lines.length, byte_length: Buffer.byteLength(content, 'utf8') };
+    } = { content, line_count: lines.length, byte_length: byteLength };
 
     if (req.check !== undefined) {
       // One parser per origin: robots.txt applies to the origin it is served from.
@@ -291,14 +338,16 @@ export default defineTool({
           parsers.set(u.origin, robot);
         }
         const ua = c.user_agent ?? '*';
+        // One matcher pass: the deciding line says allow or disallow (no line: allowed).
         const line = robot.getMatchingLineNumber(u.href, ua);
         const matching = typeof line === 'number' && line >= 1 && line <= lines.length ? line : null;
+        const rule = matching === null ? null : lines[matching - 1]!;
         return {
           url: c.url,
           user_agent: ua,
-          allowed: robot.isAllowed(u.href, ua) ?? true,
+          allowed: rule === null || rule.startsWith('Allow:'),
           matching_line: matching,
-          matching_rule: matching === null ? null : lines[matching - 1]!,
+          matching_rule: rule,
         };
       });
     }

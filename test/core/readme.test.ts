@@ -1,0 +1,26 @@
+/** The README stays true: the tools section is the tool folders' fragments, and every tool is documented. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { builtinTools } from '../../plugins/tools/index.js';
+// @ts-expect-error plain ESM script without types
+import { replaceBetween, toolsSection } from '../../scripts/docs-tools.mjs';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README', () => {
+  it('starts with the two commands: start and test', () => {
+    const firstBlock = readme.slice(readme.indexOf('```sh'), readme.indexOf('```', readme.indexOf('```sh') + 5));
+    expect(firstBlock).toContain('npm start');
+    expect(firstBlock).toContain('npm test');
+  });
+
+  it('has the generated tools section up to date (run npm run docs:tools)', () => {
+    expect(replaceBetween(readme, 'tools', toolsSection())).toBe(readme);
+  });
+
+  it.each(builtinTools.map((t) => [t.slug] as const))('documents %s with a curl example', (slug) => {
+    const section = readme.slice(readme.indexOf(`### ${slug}`));
+    expect(section.length).toBeGreaterThan(0);
+    expect(section).toContain(`/v1/tools/${slug}`);
+  });
+});
