@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { clientQuotaStage } from '../core/stages/client-quota.js';
+import { validateStage } from '../core/stages/validate.js';
 import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
 import type { Clock, IdGenerator, Logger, Metrics, RateLimiter } from '../core/ports.js';
 import { PluginRegistry } from '../core/registry.js';
@@ -67,8 +68,10 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const order = registry.seal();
   c.register(TOKENS.Registry, { useValue: registry });
 
+  const compiler = c.resolve<SchemaCompiler>(TOKENS.SchemaCompiler);
   const stages: StageKit = {
     clientQuota: clientQuotaStage(c.resolve<RateLimiter>(TOKENS.RateLimiter), settings.toolsRateLimit, settings.upgradeUrl),
+    validate: (schema) => validateStage(compiler.compile(schema)),
   };
   c.register(TOKENS.Stages, { useValue: stages });
 
@@ -104,7 +107,6 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   const app = new HttpApp({
     routes,
-    compiler: c.resolve<SchemaCompiler>(TOKENS.SchemaCompiler),
     ids: c.resolve<IdGenerator>(TOKENS.Ids),
     clock: c.resolve<Clock>(TOKENS.Clock),
     metrics: c.resolve<Metrics>(TOKENS.Metrics),

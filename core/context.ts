@@ -1,3 +1,5 @@
+import type { BadRequest, UnsupportedMediaType } from './errors.js';
+
 /**
  * The request context every pipeline starts from. The HTTP adapter builds it
  * from the socket; stages add typed fields to it (see pipeline.ts).
@@ -12,7 +14,7 @@ export class ReplyMeta {
   }
 }
 
-export interface RequestContext<Body = unknown> {
+export interface RequestContext {
   readonly requestId: string;
   /** Epoch milliseconds when the request arrived. */
   readonly receivedAt: number;
@@ -23,6 +25,12 @@ export interface RequestContext<Body = unknown> {
   readonly clientIp: string;
   /** Lower-case header names; only the headers the adapter copies (see adapters/http/shared). */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly body: Body;
+  /**
+   * The decoded body, not yet validated: read `ctx.input` after the validate
+   * stage instead. Decoding failures (malformed JSON, wrong content type) wait
+   * in `bodyError` so that auth and quota answer first.
+   */
+  readonly body: unknown;
+  readonly bodyError: BadRequest | UnsupportedMediaType | undefined;
   readonly reply: ReplyMeta;
 }

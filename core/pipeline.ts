@@ -23,6 +23,9 @@ export const defineStage = <In, Out extends object, E = never, R = never>(
   run: (ctx: In) => Effect.Effect<Out, E, R>,
 ): Stage<In, Out, E, R> => ({ name, run });
 
+/** A built pipeline: the per-request function, and the names of its stages (checked at boot). */
+export type Runner<In, A, E, R> = ((input: In) => Effect.Effect<A, E, R>) & { readonly stageNames: readonly StageName[] };
+
 type Merge<A, B> = Omit<A, keyof B> & B;
 // biome-ignore lint: any is needed to store heterogeneous stages
 type AnyStage = Stage<any, object, unknown, unknown>;
@@ -44,7 +47,7 @@ export class Pipeline<In, Ctx, E, R> {
   }
 
   /** Close the pipeline with the operation's own work; returns the per-request runner. */
-  handle<A, E2, R2>(f: (ctx: Ctx) => Effect.Effect<A, E2, R2>): (input: In) => Effect.Effect<A, E | E2, R | R2> {
+  handle<A, E2, R2>(f: (ctx: Ctx) => Effect.Effect<A, E2, R2>): Runner<In, A, E | E2, R | R2> {
     const stages = this.stages;
     const n = stages.length;
     const step = (i: number, ctx: object): Effect.Effect<A, E | E2, R | R2> => {
@@ -52,6 +55,7 @@ export class Pipeline<In, Ctx, E, R> {
       const stage = stages[i]!;
       return Effect.flatMap(stage.run(ctx), (out) => step(i + 1, Object.assign(ctx, out))) as Effect.Effect<A, E | E2, R | R2>;
     };
-    return (input: In) => step(0, input as object);
+    const runner = (input: In) => step(0, input as object);
+    return Object.assign(runner, { stageNames: this.names });
   }
 }

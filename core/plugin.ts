@@ -46,13 +46,14 @@ export interface Route<Req = unknown, Res = unknown> {
   readonly description?: string;
   readonly tags?: readonly string[];
   readonly auth: 'none' | 'bearer' | 'admin';
+  /** The body schema. Declaring it makes the adapter read and decode the body; the route's pipeline must include the validate stage (checked at boot). */
   readonly request?: Schema<Req>;
   readonly response?: Schema<Res>;
   readonly produces?: Produces;
   /** Statuses this route can answer besides 200, for OpenAPI. */
   readonly failures?: readonly number[];
   /** The whole per-request work: stages then the operation. Built once at boot. */
-  readonly handle: (ctx: RequestContext<Req>) => Effect.Effect<Res, ApiFailure, Scope.Scope | never>;
+  readonly handle: ((ctx: RequestContext) => Effect.Effect<Res, ApiFailure, Scope.Scope | never>) & { readonly stageNames?: readonly string[] };
   /** Request headers (lower-case) the route reads beyond content-type, content-length, accept and, for authenticated routes, authorization. */
   readonly headers?: readonly string[];
   /** Whether to add `request_id` to the success body (true for JSON API responses). */

@@ -4,7 +4,8 @@
  * types are what makes a mis-ordered pipeline fail to compile.
  */
 import type { RequestContext } from './context.js';
-import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, Unauthorized } from './errors.js';
+import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, Unauthorized, UnsupportedMediaType } from './errors.js';
+import type { Schema } from './schema.js';
 import type { RateDecision } from './ports.js';
 import type { Stage } from './pipeline.js';
 
@@ -18,6 +19,8 @@ export interface AccountRef {
 
 /** auth: who is calling. */
 export interface Authenticated { readonly account: AccountRef }
+/** validate: the body, checked against the route's schema. */
+export interface Validated<T> { readonly input: T }
 /** quota: the rate-limit decision (its headers are already on ctx.reply). */
 export interface Admitted { readonly rateLimit: RateDecision }
 /** fetch: the document fetched from the target. */
@@ -40,7 +43,8 @@ export interface Billed { readonly charge: { readonly creditsUsed: number; reado
 
 export type AuthStage = Stage<RequestContext, Authenticated, Unauthorized | AuthenticationFailed>;
 export type QuotaStage = Stage<RequestContext & Authenticated, Admitted, RateLimited | Forbidden | NoCredits>;
-export type FetchStage<Body> = Stage<RequestContext<Body>, Fetched, BadRequest>;
+export type ValidateStage<T> = Stage<RequestContext, Validated<T>, BadRequest | UnsupportedMediaType>;
+export type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
 export type ExtractStage = Stage<Fetched, Extracted>;
 export type AnalyseStage = Stage<Extracted, Analysed>;
 export type BillStage = Stage<RequestContext & Authenticated & Admitted, Billed, NoCredits>;
@@ -51,4 +55,6 @@ export type ClientQuotaStage = Stage<RequestContext, Admitted, RateLimited>;
 /** The stage implementations the composition root hands to operation plugins. */
 export interface StageKit {
   readonly clientQuota: ClientQuotaStage;
+  /** Validation against a schema compiled now (at boot), as a stage. */
+  validate<T>(schema: Schema<T>): ValidateStage<T>;
 }

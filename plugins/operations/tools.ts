@@ -9,6 +9,7 @@ import type { RequestContext } from '../../core/context.js';
 import { type ApiFailure, isApiFailure } from '../../core/errors.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route, ToolContext, ToolPlugin } from '../../core/plugin.js';
+import type { Validated } from '../../core/stages.js';
 import { defineOperation } from '../sdk/index.js';
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
@@ -17,7 +18,7 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 /** API failures thrown by a tool are its answer; anything else is a defect (500, logged). */
 const settle = (e: unknown): Effect.Effect<never, ApiFailure> => (isApiFailure(e) ? Effect.fail(e) : Effect.die(e));
 
-export function invokeTool<Req, Res>(tool: ToolPlugin<string, Req, Res>, ctx: RequestContext<Req>): Effect.Effect<Res, ApiFailure> {
+export function invokeTool<Req, Res>(tool: ToolPlugin<string, Req, Res>, ctx: RequestContext & Validated<Req>): Effect.Effect<Res, ApiFailure> {
   return Effect.suspend(() => {
     let controller: AbortController | undefined;
     const toolCtx: ToolContext = {
@@ -29,7 +30,7 @@ export function invokeTool<Req, Res>(tool: ToolPlugin<string, Req, Res>, ctx: Re
     };
     let result: Res | Promise<Res>;
     try {
-      result = tool.run(ctx.body, toolCtx);
+      result = tool.run(ctx.input, toolCtx);
     } catch (e) {
       return settle(e);
     }
@@ -59,8 +60,9 @@ export const toolsOperation = defineOperation({
       request: tool.request,
       response: tool.response,
       failures: [429],
-      handle: Pipeline.from<RequestContext<unknown>>()
+      handle: Pipeline.from<RequestContext>()
         .then(host.stages.clientQuota)
+        .then(host.stages.validate(tool.request))
         .handle((ctx) => invokeTool(tool, ctx)),
     }));
   },

@@ -41,5 +41,6 @@ describe('error documentation', () => {
     expect(readme).toContain('`CONFIG_INVALID`');
     expect(readme).toContain('`LISTEN_FAILED`');
     expect(readme).toContain('`ROUTE_DUPLICATE`');
+    expect(readme).toContain('`ROUTE_INVALID`');
   });
 });

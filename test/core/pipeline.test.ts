@@ -7,7 +7,7 @@ import { clientQuotaStage } from '../../core/stages/client-quota.js';
 import { MemoryRateLimiter } from '../../adapters/limiter/memory/index.js';
 
 const baseCtx = (clientIp = '127.0.0.1'): RequestContext => ({
-  requestId: 'r1', receivedAt: 0, method: 'POST', path: '/x', params: {}, clientIp, headers: {}, body: {}, reply: new ReplyMeta(),
+  requestId: 'r1', receivedAt: 0, method: 'POST', path: '/x', params: {}, clientIp, headers: {}, body: {}, bodyError: undefined, reply: new ReplyMeta(),
 });
 
 describe('pipeline', () => {
@@ -49,5 +49,19 @@ describe('pipeline', () => {
     // Another client has its own window.
     expect(Effect.runSync(run(baseCtx('10.9.9.9')))).toBe(1);
     limiter.dispose();
+  });
+});
+
+describe('routes', () => {
+  it('a route with a request schema but no validate stage is refused at boot', async () => {
+    const { HttpApp } = await import('../../adapters/http/shared/app.js');
+    const { schema, StrictObject, Type } = await import('../../plugins/sdk/index.js');
+    const { PrometheusMetrics } = await import('../../adapters/metrics/prometheus.js');
+    const handle = Pipeline.from<RequestContext>().handle(() => Effect.succeed({}));
+    const make = () => new HttpApp({
+      routes: [{ method: 'POST', path: '/x', summary: 'x', auth: 'none', request: schema(StrictObject({ a: Type.String() })), handle }],
+      ids: { next: () => 'id' }, clock: { now: () => 0 }, metrics: new PrometheusMetrics(), logger: console as never, bodyLimit: 1024,
+    });
+    expect(make).toThrow(/ROUTE_INVALID: POST \/x declares a request schema but its pipeline has no validate stage/);
   });
 });

@@ -19,8 +19,9 @@ describe('README', () => {
   });
 
   it.each(builtinTools.map((t) => [t.slug] as const))('documents %s with a curl example', (slug) => {
-    const section = readme.slice(readme.indexOf(`### ${slug}`));
-    expect(section.length).toBeGreaterThan(0);
+    const at = readme.indexOf(`### ${slug}`);
+    expect(at, `README has no "### ${slug}" section`).toBeGreaterThan(0);
+    const section = readme.slice(at);
     expect(section).toContain(`/v1/tools/${slug}`);
   });
 });

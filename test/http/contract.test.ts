@@ -149,9 +149,11 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     }
   });
 
-  it('schema violations list every field: missing, wrong type, unknown', async () => {
+  it('schema violations list every field: missing, wrong type, unknown; rate-limit headers still present', async () => {
     const res = await postJson(`${s.url}/v1/tools/base64-encoder`, { action: 'sideways', extra: 1 });
     expect(res.status).toBe(400);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(res.headers.get('x-ratelimit-window')).toBe('60');
     const fields = res.body.validation_errors.map((e: { field: string }) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['input', 'action', 'extra']));
     for (const e of res.body.validation_errors) expect(Object.keys(e).sort()).toEqual(['field', 'message']);
@@ -296,6 +298,11 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     expect(over.body.upgrade_url).toBe('/dashboard/billing');
     expect(over.headers.get('retry-after')).toBe(String(over.body.retry_after));
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
+    // Quota is judged before the body: a limited client cannot get around it with bad bodies.
+    const overBad = await postJson(url, '{not json');
+    expect(overBad.status).toBe(429);
+    const overType = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect(overType.status).toBe(429);
     await new Promise((r) => setTimeout(r, over.body.retry_after * 1000 + 50));
     const after = await postJson(url, {});
     expect(after.status).toBe(200);

@@ -39,6 +39,8 @@ describe.each(ADAPTERS)('tools over %s', (adapter) => {
       expect(typeof res.body.timestamp).toBe('string');
       for (const f of c.fields ?? []) expect(res.body.validation_errors.map((e: { field: string }) => e.field)).toContain(f);
     }
-    c.check?.(res.body);
+    // The case tables describe the tool's own answer; the request id was checked above.
+    const { request_id: _id, ...answer } = res.body;
+    c.check?.(c.status === 200 ? answer : res.body);
   });
 });

@@ -5,17 +5,18 @@
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
-import type { AuthStage, BillStage, ExtractStage, FetchStage, QuotaStage } from '../../core/stages.js';
+import type { AuthStage, BillStage, ExtractStage, FetchStage, QuotaStage, ValidateStage } from '../../core/stages.js';
 
 declare const auth: AuthStage;
 declare const quota: QuotaStage;
 declare const bill: BillStage;
-declare const fetchStage: FetchStage<unknown>;
+declare const validate: ValidateStage<{ url: string }>;
+declare const fetchStage: FetchStage<{ url: string }>;
 declare const extract: ExtractStage;
 
 // The right order compiles, and the handler sees every field.
-export const ok = Pipeline.from<RequestContext>().then(auth).then(quota).then(fetchStage).then(extract).then(bill)
-  .handle((ctx) => Effect.succeed([ctx.account.id, ctx.rateLimit.limit, ctx.document.finalUrl, ctx.extracted, ctx.charge.creditsUsed]));
+export const ok = Pipeline.from<RequestContext>().then(auth).then(quota).then(validate).then(fetchStage).then(extract).then(bill)
+  .handle((ctx) => Effect.succeed([ctx.account.id, ctx.rateLimit.limit, ctx.input.url, ctx.document.finalUrl, ctx.extracted, ctx.charge.creditsUsed]));
 
 // @ts-expect-error quota needs the account that auth provides
 export const quotaFirst = Pipeline.from<RequestContext>().then(quota);
@@ -25,3 +26,7 @@ export const billEarly = Pipeline.from<RequestContext>().then(auth).then(bill);
 export const extractFirst = Pipeline.from<RequestContext>().then(auth).then(extract);
 // @ts-expect-error the handler cannot read a field no stage added
 export const missingField = Pipeline.from<RequestContext>().then(auth).handle((ctx) => Effect.succeed(ctx.charge));
+// @ts-expect-error fetch needs the validated input (the URL to fetch)
+export const fetchUnvalidated = Pipeline.from<RequestContext>().then(auth).then(quota).then(fetchStage);
+// @ts-expect-error the handler cannot read a typed input without the validate stage
+export const unvalidatedInput = Pipeline.from<RequestContext>().handle((ctx) => Effect.succeed(ctx.input));

@@ -14,7 +14,6 @@ import {
 } from '../../../core/errors.js';
 import type { HttpMethod, Route } from '../../../core/plugin.js';
 import type { Clock, IdGenerator, Logger, Metrics } from '../../../core/ports.js';
-import type { SchemaCompiler, Validator } from '../../../core/schema.js';
 
 /** Headers the adapters copy for the pipeline (uWS request objects die with the handler). */
 export const COPIED_HEADERS = ['content-type', 'content-length', 'accept', 'authorization', 'user-agent', 'x-forwarded-for', 'idempotency-key'] as const;
@@ -26,7 +25,6 @@ export interface CompiledRoute {
   readonly key: string;
   readonly paramNames: readonly string[];
   readonly pattern: RegExp | undefined;
-  readonly validate: Validator<unknown> | undefined;
   readonly json: boolean;
   readonly contentType: string;
   readonly stamp: boolean;
@@ -49,7 +47,6 @@ export interface Sink {
 
 export interface AppOptions {
   readonly routes: readonly Route<any, any>[];
-  readonly compiler: SchemaCompiler;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly metrics: Metrics;
@@ -113,6 +110,9 @@ export class HttpApp {
       const id = `${route.method} ${route.path}`;
       if (seen.has(id)) throw new Error(`ROUTE_DUPLICATE: ${id} is declared twice`);
       seen.add(id);
+      if (route.request !== undefined && !(route.handle.stageNames ?? []).includes('validate')) {
+        throw new Error(`ROUTE_INVALID: ${id} declares a request schema but its pipeline has no validate stage`);
+      }
       const paramNames = [...route.path.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)].map((m) => m[1]!);
       const pattern = paramNames.length === 0
         ? undefined
@@ -120,7 +120,6 @@ export class HttpApp {
       const json = route.produces === undefined || route.produces === 'json';
       const c: CompiledRoute = {
         route, method: route.method, key: id, paramNames, pattern,
-        validate: route.request ? opts.compiler.compile(route.request) : undefined,
         json,
         contentType: json ? JSON_TYPE : (route.produces as { contentType: string }).contentType,
         stamp: json && route.stampRequestId !== false,
@@ -224,27 +223,18 @@ export class HttpApp {
       return undefined;
     }
 
+    // Decode now (uWS bodies are only valid during this call); failures wait for the validate stage.
     let input: unknown = undefined;
+    let bodyError: BadRequest | UnsupportedMediaType | undefined;
     if (compiled.readsBody) {
       const decoded = this.decode(inbound.headers['content-type'], body);
-      if (isApiFailure(decoded)) {
-        this.sendFailure(decoded, requestId, msgpack, reply.headers, sink, false);
-        this.opts.metrics.observe(compiled.key, decoded.status, (performance.now() - t0) / 1000);
-        return undefined;
-      }
-      const v = compiled.validate!(decoded.value);
-      if (!v.ok) {
-        const f = new BadRequest({ message: 'Request validation failed', validationErrors: v.issues });
-        this.sendFailure(f, requestId, msgpack, reply.headers, sink, false);
-        this.opts.metrics.observe(compiled.key, 400, (performance.now() - t0) / 1000);
-        return undefined;
-      }
-      input = v.value;
+      if ('value' in decoded) input = decoded.value;
+      else bodyError = decoded;
     }
 
     const ctx: RequestContext = {
       requestId, receivedAt: this.opts.clock.now(), method: inbound.method, path: inbound.path, params,
-      clientIp: inbound.clientIp, headers: inbound.headers, body: input, reply,
+      clientIp: inbound.clientIp, headers: inbound.headers, body: input, bodyError, reply,
     };
 
     this.inFlight++;
@@ -277,7 +267,7 @@ export class HttpApp {
     };
   }
 
-  private decode(contentType: string | undefined, body: Uint8Array | undefined): { value: unknown } | ApiFailure {
+  private decode(contentType: string | undefined, body: Uint8Array | undefined): { value: unknown } | BadRequest | UnsupportedMediaType {
     const length = body?.byteLength ?? 0;
     switch (bodyKind(contentType, length)) {
       case 'empty':

@@ -67,7 +67,7 @@ const Match = Type.Object({
 const response = Type.Object({
   flags: Type.String({ description: 'The flags used, in canonical order.' }),
   match_count: Type.Integer({ description: 'Number of matches in the whole input (1 at most without the g flag).' }),
-  truncated: Type.Boolean({ description: 'True when `matches` lists fewer than match_count (max_matches reached, or 1,000,000 characters of matched text listed).' }),
+  truncated: Type.Boolean({ description: 'True when `matches` lists fewer than match_count (max_matches reached, or 500,000 characters of matched text listed).' }),
   matches: Type.Array(Match),
   replaced: Type.Optional(Type.String({ description: 'The input with the replacement applied (every match with g, else the first); only when `replacement` was given.' })),
   elapsed_ms: Type.Number({ description: 'Time the evaluation took in the worker, in milliseconds.' }),

@@ -92,7 +92,11 @@ export class RegexWorkerPool {
 
   /** Spawn the workers (idempotent; `run` calls it too, so start() is optional). */
   start(): void {
-    while (this.slots.length < this.size) this.slots.push(this.spawn());
+    while (this.slots.length < this.size) {
+      const slot = this.trySpawn();
+      if (!slot) return;
+      this.slots.push(slot);
+    }
   }
 
   /** Terminate every worker; running and queued jobs fail with 503. */
@@ -120,6 +124,9 @@ export class RegexWorkerPool {
       return Promise.reject(new ServiceUnavailable({ message: 'Too many regex evaluations are waiting; retry shortly', retryAfter: 1 }));
     }
     this.start();
+    if (this.slots.length === 0) {
+      return Promise.reject(new ServiceUnavailable({ message: 'The regex evaluator could not start a worker', retryAfter: 1 }));
+    }
     return new Promise<RegexResult>((resolve, reject) => {
       const p: Pending = { job: { ...job, id: this.nextId++ }, timeoutMs, resolve, reject, signal, done: false };
       if (signal) {
@@ -130,6 +137,15 @@ export class RegexWorkerPool {
       this.dispatch();
       if (!p.slot && !p.done) p.timer = setTimeout(() => this.onWaitedTooLong(p), this.maxWaitMs);
     });
+  }
+
+  /** A new worker, or undefined when the runtime refuses one (resource exhaustion). */
+  private trySpawn(): Slot | undefined {
+    try {
+      return this.spawn();
+    } catch {
+      return undefined;
+    }
   }
 
   private spawn(): Slot {
@@ -221,12 +237,14 @@ export class RegexWorkerPool {
     void slot.worker.terminate().catch(() => 0);
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
-    if (wasReady) {
-      this.slots[i] = this.spawn();
+    const fresh = wasReady ? this.trySpawn() : undefined;
+    if (fresh) {
+      this.slots[i] = fresh;
       return;
     }
-    // A worker that died before it came online would die again: no respawn
-    // loop; fail the waiting jobs and let the next run() try afresh.
+    // A worker that died before it came online would die again (and one that
+    // cannot be spawned cannot): no respawn loop; when no worker is left, fail
+    // the waiting jobs and let the next run() try afresh.
     this.slots.splice(i, 1);
     if (this.slots.every((s) => s.dead)) {
       for (const p of this.queue.splice(0)) {

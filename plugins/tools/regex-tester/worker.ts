@@ -15,9 +15,9 @@
  */
 
 /** Most characters of matched text (match + groups) listed in one response. */
-export const MAX_MATCH_TEXT = 1_000_000;
+export const MAX_MATCH_TEXT = 500_000;
 /** Longest `replaced` result answered; a longer one is a 400 on `replacement`. */
-export const MAX_REPLACED = 1_000_000;
+export const MAX_REPLACED = 500_000;
 
 export const WORKER_SOURCE = String.raw`
 'use strict';

@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import hyperid from 'hyperid';
+import { Effect } from 'effect';
+import { AjvSchemaCompiler } from '../../dist/adapters/validation/ajv.js';
+import uuidTool from '../../dist/plugins/tools/uuid-generator/index.js';
+function bench(name, f, n = 500000) { let x; for (let i = 0; i < 50000; i++) x = f(i); const t = performance.now(); for (let i = 0; i < n; i++) x = f(i); console.log(name.padEnd(30), ((performance.now() - t) * 1e6 / n).toFixed(0), 'ns'); return x; }
+const id = hyperid({ urlSafe: true, fixedLength: true });
+bench('hyperid', () => id());
+bench('randomUUID', () => randomUUID());
+bench('stringify', () => JSON.stringify({ uuids: [randomUUID()], version: 4, count: 1, format: 'standard', request_id: 'abc-0000000001' }));
+bench('stringify+mutate', () => { const o = { uuids: [randomUUID()], version: 4, count: 1, format: 'standard' }; o.request_id = 'abc-000001'; return JSON.stringify(o); });
+const v = new AjvSchemaCompiler().compile(uuidTool.request);
+bench('ajv validate {}', () => v({}));
+bench('JSON.parse {}', () => JSON.parse('{}'));
+const buf = Buffer.from('{}');
+bench('buffer toString', () => Buffer.from(buf.buffer, buf.byteOffset, 2).toString('utf8'));
+bench('Date iso', () => new Date().toISOString());
+bench('perf.now', () => performance.now());
+bench('runCallback succeed', () => Effect.runCallback(Effect.succeed(1), { onExit() {} }));
+bench('runCallback flatMap x3', () => Effect.runCallback(Effect.flatMap(Effect.succeed(1), (a) => Effect.flatMap(Effect.succeed(a), (b) => Effect.suspend(() => Effect.succeed(b)))), { onExit() {} }));
