@@ -46,6 +46,13 @@ export function errorCatalogue(): readonly ErrorSpec[] {
   return [...catalogue.values()];
 }
 
+/** The catalogue entry of one error tag (for plugins that declare the failures they can produce). */
+export function errorSpec(tag: string): ErrorSpec {
+  const s = catalogue.get(tag);
+  if (!s) throw new Error(`unknown error tag ${tag}`);
+  return s;
+}
+
 export function isApiFailure(u: unknown): u is ApiFailure {
   return (
     typeof u === 'object' && u !== null &&
@@ -176,7 +183,7 @@ export class ServiceUnavailable extends Data.TaggedError('ServiceUnavailable')<{
   readonly status = S_UNAVAILABLE.status;
   readonly code = S_UNAVAILABLE.code;
   fields() { return { retry_after: this.retryAfter }; }
-  headers() { return { 'retry-after': String(this.retryAfter), connection: 'close' }; }
+  headers() { return { 'retry-after': String(this.retryAfter) }; }
 }
 
 /** Every failure the core itself defines. */

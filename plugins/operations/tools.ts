@@ -18,31 +18,39 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
 /** API failures thrown by a tool are its answer; anything else is a defect (500, logged). */
 const settle = (e: unknown): Effect.Effect<never, ApiFailure> => (isApiFailure(e) ? Effect.fail(e) : Effect.die(e));
 
+/** The tool's view of the request; the AbortSignal is only made if the tool asks for it. */
+class ToolCall implements ToolContext {
+  private controller: AbortController | undefined;
+  constructor(readonly requestId: string, readonly clientIp: string) {}
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal;
+  }
+  abort(): void {
+    this.controller?.abort();
+  }
+}
+
+/**
+ * Runs the tool now (call it inside a pipeline, where it is already lazy) and
+ * wraps its answer: a value, a thrown API failure, a defect, or a Promise
+ * whose AbortSignal fires if the fiber is interrupted (client gone).
+ */
 export function invokeTool<Req, Res>(tool: ToolPlugin<string, Req, Res>, ctx: RequestContext & Validated<Req>): Effect.Effect<Res, ApiFailure> {
-  return Effect.suspend(() => {
-    let controller: AbortController | undefined;
-    const toolCtx: ToolContext = {
-      requestId: ctx.requestId,
-      clientIp: ctx.clientIp,
-      get signal() {
-        return (controller ??= new AbortController()).signal;
-      },
-    };
-    let result: Res | Promise<Res>;
-    try {
-      result = tool.run(ctx.input, toolCtx);
-    } catch (e) {
-      return settle(e);
-    }
-    if (!isThenable(result)) return Effect.succeed(result);
-    const pending = result;
-    return Effect.callback<Res, ApiFailure>((resume) => {
-      pending.then(
-        (v) => resume(Effect.succeed(v)),
-        (e) => resume(settle(e)),
-      );
-      return Effect.sync(() => controller?.abort());
-    });
+  const call = new ToolCall(ctx.requestId, ctx.clientIp);
+  let result: Res | Promise<Res>;
+  try {
+    result = tool.run(ctx.input, call);
+  } catch (e) {
+    return settle(e);
+  }
+  if (!isThenable(result)) return Effect.succeed(result);
+  const pending = result;
+  return Effect.callback<Res, ApiFailure>((resume) => {
+    pending.then(
+      (v) => resume(Effect.succeed(v)),
+      (e) => resume(settle(e)),
+    );
+    return Effect.sync(() => call.abort());
   });
 }
 
@@ -59,7 +67,7 @@ export const toolsOperation = defineOperation({
       auth: 'none',
       request: tool.request,
       response: tool.response,
-      failures: [429],
+      failures: [429, ...(tool.errors ?? []).map((e) => e.status)],
       handle: Pipeline.from<RequestContext>()
         .then(host.stages.clientQuota)
         .then(host.stages.validate(tool.request))

@@ -4,7 +4,8 @@
  * `defineOperation`, and `invalid()` for semantic 400s.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { BadRequest, type FieldIssue } from '../../core/errors.js';
+import { BadRequest, type ErrorSpec, type FieldIssue } from '../../core/errors.js';
+export { errorSpec } from '../../core/errors.js';
 import type { OperationPlugin, ToolContext, ToolPlugin } from '../../core/plugin.js';
 import type { JsonSchema, Schema } from '../../core/schema.js';
 
@@ -37,6 +38,8 @@ export interface ToolDefinition<N extends string, Q extends TSchema, S extends T
   readonly response: S;
   readonly example?: { readonly request: Static<Q>; readonly response?: Partial<Static<S>> };
   readonly dependsOn?: readonly string[];
+  /** Failures beyond 400 and 429 this tool can answer with (for OpenAPI and the docs test). */
+  readonly errors?: readonly ErrorSpec[];
   readonly start?: () => Promise<void> | void;
   readonly stop?: () => Promise<void> | void;
   run(input: Static<Q>, ctx: ToolContext): Static<S> | Promise<Static<S>>;

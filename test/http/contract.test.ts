@@ -336,6 +336,7 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
       expect(op.responses['429']).toBeDefined();
     }
     expect(doc.paths['/healthz'].get).toBeDefined();
+    expect(doc.paths['/v1/tools/regex-tester'].post.responses['503']).toBeDefined();
   });
 
   it('graceful shutdown finishes in-flight requests and refuses new work', async () => {
@@ -346,6 +347,7 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     const res = await inflight;
     expect(res.status).toBe(200);
     expect(res.body.waited).toBe(400);
+    expect(res.headers.get('connection')).toBe('close');
     expect(await stopping).toBe(true);
     await expect(fetch(`${g.url}/healthz`)).rejects.toThrow();
   });

@@ -249,11 +249,11 @@ export class HttpApp {
           status = 499;
         } else if (Exit.isSuccess(exit)) {
           status = 200;
-          this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink);
+          this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining);
         } else {
           const failure = this.failureOf(exit.cause, compiled, requestId);
           status = failure.status;
-          this.sendFailure(failure, requestId, msgpack, reply.headers, sink, false);
+          this.sendFailure(failure, requestId, msgpack, reply.headers, sink, this.draining);
         }
         this.opts.metrics.observe(compiled.key, status, (performance.now() - t0) / 1000);
         if (this.inFlight === 0 && this.draining) this.flushDrainWaiters();
@@ -325,7 +325,8 @@ export class HttpApp {
     return msgpack ? this.packr.pack(value) : JSON.stringify(value);
   }
 
-  private sendSuccess(compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink): void {
+  /** `close`: ask the client not to reuse the connection (set while draining, so keep-alive clients move on). */
+  private sendSuccess(compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {
     let payload: string | Uint8Array;
     let type = compiled.contentType;
     if (compiled.json) {
@@ -342,7 +343,7 @@ export class HttpApp {
     }
     const headers = ['content-type', type, 'x-request-id', requestId];
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
-    sink.send(200, headers, payload, false);
+    sink.send(200, headers, payload, close);
   }
 
   private sendFailure(failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {

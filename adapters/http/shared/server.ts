@@ -20,8 +20,20 @@ export function forwardedFor(header: string | undefined): string | undefined {
   return first.length > 0 && first.length <= 64 ? first : undefined;
 }
 
-/** One spelling per address, so rate-limit keys do not split (::ffff:127.0.0.1 -> 127.0.0.1). */
+const seen = new Map<string, string>();
+
+/** One spelling per address, so rate-limit keys do not split (::ffff:127.0.0.1 -> 127.0.0.1). Memoised: clients repeat. */
 export function normaliseIp(ip: string): string {
+  let out = seen.get(ip);
+  if (out === undefined) {
+    if (seen.size >= 10_000) seen.clear();
+    out = normaliseUncached(ip);
+    seen.set(ip, out);
+  }
+  return out;
+}
+
+function normaliseUncached(ip: string): string {
   const lower = ip.toLowerCase();
   if (lower.startsWith('::ffff:') && lower.includes('.')) return lower.slice(7);
   if (lower.startsWith('0000:0000:0000:0000:0000:ffff:')) {

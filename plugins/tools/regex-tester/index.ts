@@ -5,7 +5,7 @@
  * deadline, so catastrophic backtracking costs one worker restart and a 400,
  * never a stuck server.
  */
-import { defineTool, StrictObject, Type, invalid } from '../../sdk/index.js';
+import { defineTool, errorSpec, StrictObject, Type, invalid } from '../../sdk/index.js';
 import { RegexWorkerPool } from './pool.js';
 import { MAX_MATCH_TEXT, MAX_REPLACED } from './worker.js';
 
@@ -86,6 +86,7 @@ function checkFlags(flags: string): void {
 export default defineTool({
   name: 'tool-regex-tester',
   slug: 'regex-tester',
+  errors: [errorSpec('ServiceUnavailable')],
   summary: 'Test a regular expression against a text: matches, groups, indices and replacement',
   description:
     'Runs a JavaScript (ECMAScript) regular expression over `input` and lists the matches with their offsets, capture groups and named groups ' +
