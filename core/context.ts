@@ -9,7 +9,9 @@ import type { BadRequest, UnsupportedMediaType } from './errors.js';
 export class ReplyMeta {
   /** Flat [name, value, name, value, ...]: cheap to fill and to write. */
   readonly headers: string[] = [];
+  /** Refuses CR and LF so no value can inject a header (adapters write these verbatim). */
   set(name: string, value: string): void {
+    if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Error(`header ${JSON.stringify(name)} holds CR or LF`);
     this.headers.push(name, value);
   }
 }

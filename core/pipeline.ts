@@ -5,9 +5,11 @@
  * before auth, extract before fetch, ...) is a compile error.
  *
  * The composed runner is built once per route; per request it is one chain of
- * flatMaps that fills the same context object (no copies).
+ * flatMaps that fills the same context object (no copies), and stages that
+ * completed synchronously are chained without a fiber (see fast-effect.ts).
  */
-import { Effect } from 'effect';
+import type { Effect } from 'effect';
+import { chain } from './fast-effect.js';
 
 /** The six stages of the design; other names are allowed for plugin stages. */
 export type StageName = 'auth' | 'quota' | 'fetch' | 'extract' | 'analyse' | 'bill' | (string & {});
@@ -53,7 +55,7 @@ export class Pipeline<In, Ctx, E, R> {
     const step = (i: number, ctx: object): Effect.Effect<A, E | E2, R | R2> => {
       if (i === n) return f(ctx as Ctx);
       const stage = stages[i]!;
-      return Effect.flatMap(stage.run(ctx), (out) => step(i + 1, Object.assign(ctx, out))) as Effect.Effect<A, E | E2, R | R2>;
+      return chain(stage.run(ctx), (out) => step(i + 1, Object.assign(ctx, out))) as Effect.Effect<A, E | E2, R | R2>;
     };
     const runner = (input: In) => step(0, input as object);
     return Object.assign(runner, { stageNames: this.names });

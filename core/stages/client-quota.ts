@@ -6,6 +6,7 @@
 import { Effect } from 'effect';
 import type { RequestContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import { chain } from '../fast-effect.js';
 import { defineStage } from '../pipeline.js';
 import type { RateDecision, RateLimiter, RateRule } from '../ports.js';
 import type { Admitted, ClientQuotaStage } from '../stages.js';
@@ -21,7 +22,7 @@ export function writeRateHeaders(ctx: RequestContext, d: RateDecision): void {
 export function clientQuotaStage(limiter: RateLimiter, rule: RateRule, upgradeUrl: string, scope = 'tools'): ClientQuotaStage {
   const prefix = `ip:${scope}:`;
   return defineStage('quota', (ctx: RequestContext) =>
-    Effect.flatMap(limiter.hit(prefix + ctx.clientIp, rule), (d): Effect.Effect<Admitted, RateLimited> => {
+    chain(limiter.hit(prefix + ctx.clientIp, rule), (d): Effect.Effect<Admitted, RateLimited> => {
       writeRateHeaders(ctx, d);
       return d.allowed
         ? Effect.succeed({ rateLimit: d })

@@ -65,3 +65,13 @@ describe('routes', () => {
     expect(make).toThrow(/ROUTE_INVALID: POST \/x declares a request schema but its pipeline has no validate stage/);
   });
 });
+
+describe('reply headers', () => {
+  it('refuse CR and LF, so a stage can never inject a header', () => {
+    const r = new ReplyMeta();
+    r.set('x-ok', '1');
+    expect(() => r.set('x-bad', '1\r\nset-cookie: a=b')).toThrow(/CR or LF/);
+    expect(() => r.set('x-bad\n', '1')).toThrow(/CR or LF/);
+    expect(r.headers).toEqual(['x-ok', '1']);
+  });
+});

@@ -126,7 +126,7 @@ export class HttpApp {
         readsBody: route.request !== undefined,
         headerNames: [
           'accept',
-          ...(route.request !== undefined ? ['content-type', 'content-length'] : []),
+          ...(route.request !== undefined ? ['content-type'] : []),
           ...(route.auth !== 'none' ? ['authorization'] : []),
           ...(route.headers ?? []),
         ],
@@ -237,25 +237,26 @@ export class HttpApp {
       clientIp: inbound.clientIp, headers: inbound.headers, body: input, bodyError, reply,
     };
 
+    let effect: Effect.Effect<unknown, ApiFailure>;
+    try {
+      effect = compiled.route.handle(ctx) as Effect.Effect<unknown, ApiFailure>;
+    } catch (e) {
+      effect = Effect.die(e);
+    }
+    // Work that completed synchronously is already an Exit: answer without a fiber.
+    if (Exit.isExit(effect)) {
+      this.finish(effect as unknown as Exit.Exit<unknown, ApiFailure>, compiled, requestId, msgpack, reply, sink, t0, false);
+      return undefined;
+    }
+
     this.inFlight++;
     let aborted = false;
     let finished = false;
-    const interrupt = Effect.runCallback(compiled.route.handle(ctx) as Effect.Effect<unknown, ApiFailure>, {
+    const interrupt = Effect.runCallback(effect, {
       onExit: (exit) => {
         finished = true;
         this.inFlight--;
-        let status: number;
-        if (aborted) {
-          status = 499;
-        } else if (Exit.isSuccess(exit)) {
-          status = 200;
-          this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining);
-        } else {
-          const failure = this.failureOf(exit.cause, compiled, requestId);
-          status = failure.status;
-          this.sendFailure(failure, requestId, msgpack, reply.headers, sink, this.draining);
-        }
-        this.opts.metrics.observe(compiled.key, status, (performance.now() - t0) / 1000);
+        this.finish(exit, compiled, requestId, msgpack, reply, sink, t0, aborted);
         if (this.inFlight === 0 && this.draining) this.flushDrainWaiters();
       },
     });
@@ -265,6 +266,24 @@ export class HttpApp {
       aborted = true;
       interrupt();
     };
+  }
+
+  private finish(
+    exit: Exit.Exit<unknown, ApiFailure>, compiled: CompiledRoute, requestId: string, msgpack: boolean,
+    reply: ReplyMeta, sink: Sink, t0: number, aborted: boolean,
+  ): void {
+    let status: number;
+    if (aborted) {
+      status = 499;
+    } else if (Exit.isSuccess(exit)) {
+      status = 200;
+      this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining);
+    } else {
+      const failure = this.failureOf(exit.cause, compiled, requestId);
+      status = failure.status;
+      this.sendFailure(failure, requestId, msgpack, reply.headers, sink, this.draining);
+    }
+    this.opts.metrics.observe(compiled.key, status, (performance.now() - t0) / 1000);
   }
 
   private decode(contentType: string | undefined, body: Uint8Array | undefined): { value: unknown } | BadRequest | UnsupportedMediaType {

@@ -46,3 +46,39 @@ function normaliseUncached(ip: string): string {
   }
   return lower;
 }
+
+const OCTET = Array.from({ length: 256 }, (_, i) => String(i));
+
+/**
+ * Text of a raw socket address (4 bytes for IPv4, 16 for IPv6), in the same
+ * normal form as normaliseIp: IPv4-mapped IPv6 becomes dotted IPv4, IPv6 is
+ * RFC 5952 (lower case, longest zero run as ::). Cheaper than asking the
+ * socket for text and decoding it.
+ */
+export function ipFromBytes(b: Uint8Array): string {
+  if (b.length === 4) return `${OCTET[b[0]!]}.${OCTET[b[1]!]}.${OCTET[b[2]!]}.${OCTET[b[3]!]}`;
+  if (b.length !== 16) return '';
+  let mapped = b[10] === 255 && b[11] === 255;
+  for (let i = 0; mapped && i < 10; i++) if (b[i] !== 0) mapped = false;
+  if (mapped) return `${OCTET[b[12]!]}.${OCTET[b[13]!]}.${OCTET[b[14]!]}.${OCTET[b[15]!]}`;
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((b[i]! << 8) | b[i + 1]!);
+  let bestAt = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestAt = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestAt === -1) return hex.join(':');
+  return `${hex.slice(0, bestAt).join(':')}::${hex.slice(bestAt + bestLen).join(':')}`;
+}

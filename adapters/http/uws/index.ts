@@ -9,7 +9,7 @@ import uws from '@trufflesuite/uws-js-unofficial';
 import { NotFound } from '../../../core/errors.js';
 import type { HttpApp, Inbound, Sink, CompiledRoute } from '../shared/app.js';
 import { COPIED_HEADERS, statusLine } from '../shared/app.js';
-import { forwardedFor, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
+import { forwardedFor, ipFromBytes, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
 
 type UwsApp = ReturnType<typeof uws.App>;
 type UwsResponse = Parameters<Parameters<UwsApp['any']>[1]>[0];
@@ -20,26 +20,46 @@ export function uwsIsNative(): boolean {
   return String(uws.App).includes('[native code]');
 }
 
-const decoder = new TextDecoder();
-
-interface State {
-  aborted: boolean;
-  done: boolean;
-  interrupt: (() => void) | undefined;
+/**
+ * The status line and every header in one string, so the whole head costs
+ * one call into uWS instead of one per header (each native crossing is
+ * expensive in this binding; see the Benchmarks section of the README). uWS
+ * appends the final CRLF, Date, Content-Length and the body in `end`. Header
+ * names and values are made by the server (media types, ids, numbers) and
+ * ReplyMeta refuses CR and LF, so nothing can be injected here.
+ */
+export function headBlock(status: number, headers: readonly string[]): string {
+  let head = statusLine(status);
+  for (let i = 0; i < headers.length; i += 2) head += `\r\n${headers[i]!}: ${headers[i + 1]!}`;
+  return head;
 }
 
-function sinkFor(res: UwsResponse, state: State): Sink {
-  return {
-    send(status, headers, body, close) {
-      if (state.aborted || state.done) return;
-      state.done = true;
-      res.cork(() => {
-        res.writeStatus(statusLine(status));
-        for (let i = 0; i < headers.length; i += 2) res.writeHeader(headers[i]!, headers[i + 1]!);
-        res.end(body, close);
-      });
-    },
-  };
+/**
+ * One request's state and its Sink, as one object with methods on the
+ * prototype: fewer allocations per request than closures.
+ */
+class Exchange implements Sink {
+  aborted = false;
+  done = false;
+  interrupt: (() => void) | undefined = undefined;
+  chunks: Buffer[] | undefined = undefined;
+  size = 0;
+  constructor(readonly res: UwsResponse) {}
+
+  send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean): void {
+    if (this.aborted || this.done) return;
+    this.done = true;
+    const res = this.res;
+    const head = headBlock(status, headers);
+    res.cork(() => {
+      res.writeStatus(head).end(body, close);
+    });
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.interrupt?.();
+  }
 }
 
 function readHeaders(req: UwsRequest, names: readonly string[]): Record<string, string | undefined> {
@@ -50,6 +70,8 @@ function readHeaders(req: UwsRequest, names: readonly string[]): Record<string, 
   }
   return h;
 }
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 const METHOD_FN = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'del' } as const;
 
@@ -73,13 +95,13 @@ export class UwsServer implements HttpServer {
       const fwd = forwardedFor(headers['x-forwarded-for']);
       if (fwd) return normaliseIp(fwd);
     }
-    return normaliseIp(decoder.decode(res.getRemoteAddressAsText()));
+    return ipFromBytes(new Uint8Array(res.getRemoteAddress()));
   }
 
   private onRoute(compiled: CompiledRoute, headerNames: readonly string[], res: UwsResponse, req: UwsRequest): void {
     const headers = readHeaders(req, headerNames);
-    const path = req.getUrl();
-    let params: Record<string, string> = {};
+    const path = compiled.paramNames.length === 0 ? compiled.route.path : req.getUrl();
+    let params: Record<string, string> = NO_PARAMS;
     if (compiled.paramNames.length > 0) {
       params = {};
       for (let i = 0; i < compiled.paramNames.length; i++) {
@@ -92,47 +114,41 @@ export class UwsServer implements HttpServer {
       }
     }
     const inbound: Inbound = { method: compiled.method, path, headers, clientIp: this.clientIp(res, headers) };
-    const state: State = { aborted: false, done: false, interrupt: undefined };
-    res.onAborted(() => {
-      state.aborted = true;
-      state.interrupt?.();
-    });
-    const sink = sinkFor(res, state);
+    const ex = new Exchange(res);
+    res.onAborted(() => ex.abort());
     const app = this.app;
 
     if (!compiled.readsBody) {
-      state.interrupt = app.execute(compiled, params, inbound, undefined, sink);
+      ex.interrupt = app.execute(compiled, params, inbound, undefined, ex);
       return;
     }
     const early = app.tooLarge(headers['content-length']);
     if (early) {
-      app.reject(inbound, early, sink, compiled.key, true);
+      app.reject(inbound, early, ex, compiled.key, true);
       return;
     }
     const limit = app.bodyLimit;
-    let chunks: Buffer[] | undefined;
-    let size = 0;
     res.onData((chunk, isLast) => {
-      if (state.done || state.aborted) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        chunks = undefined;
-        app.reject(inbound, app.payloadTooLarge(), sink, compiled.key, true);
+      if (ex.done || ex.aborted) return;
+      ex.size += chunk.byteLength;
+      if (ex.size > limit) {
+        ex.chunks = undefined;
+        app.reject(inbound, app.payloadTooLarge(), ex, compiled.key, true);
         return;
       }
       if (!isLast) {
-        (chunks ??= []).push(Buffer.from(new Uint8Array(chunk))); // copy: the chunk dies with this callback
+        (ex.chunks ??= []).push(Buffer.from(new Uint8Array(chunk))); // copy: the chunk dies with this callback
         return;
       }
       let body: Uint8Array;
-      if (chunks === undefined) {
+      if (ex.chunks === undefined) {
         body = new Uint8Array(chunk); // a view, decoded synchronously inside execute
       } else {
-        chunks.push(Buffer.from(new Uint8Array(chunk)));
-        body = Buffer.concat(chunks, size);
-        chunks = undefined;
+        ex.chunks.push(Buffer.from(new Uint8Array(chunk)));
+        body = Buffer.concat(ex.chunks, ex.size);
+        ex.chunks = undefined;
       }
-      state.interrupt = app.execute(compiled, params, inbound, body, sink);
+      ex.interrupt = app.execute(compiled, params, inbound, body, ex);
     });
   }
 
@@ -140,13 +156,12 @@ export class UwsServer implements HttpServer {
     const headers = readHeaders(req, COPIED_HEADERS);
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
-    const state: State = { aborted: false, done: false, interrupt: undefined };
     const inbound: Inbound = { method, path, headers, clientIp: this.clientIp(res, headers) };
     const found = this.app.match(method, path);
     // uWS routes every path we declared, so a match here only means a spelling uWS treats differently.
     const failure = 'route' in found ? new NotFound({ message: `No route for ${method} ${path}` }) : found;
     const close = headers['content-length'] !== undefined && headers['content-length'] !== '0';
-    this.app.reject(inbound, failure, sinkFor(res, state), 'unmatched', close);
+    this.app.reject(inbound, failure, new Exchange(res), 'unmatched', close);
   }
 
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
