@@ -14,6 +14,11 @@ export class ReplyMeta {
     if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Error(`header ${JSON.stringify(name)} holds CR or LF`);
     this.headers.push(name, value);
   }
+
+  /** A numeric header value: nothing to check. */
+  setNumber(name: string, value: number): void {
+    this.headers.push(name, String(value));
+  }
 }
 
 export interface RequestContext {

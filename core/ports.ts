@@ -10,6 +10,7 @@ export interface Clock {
 }
 
 export interface IdGenerator {
+  /** A unique id made only of URL-safe characters [A-Za-z0-9_-] (the HTTP layer writes it unescaped). */
   next(): string;
 }
 

@@ -2,12 +2,13 @@
 // on loopback for a bare uWebSockets.js server (the ceiling), Scour over uWS,
 // Scour over node:http, and Fastify (the baseline), all in one run. Each
 // server is pinned to core 0 and wrk to core 1 (when there are two cores).
-// Rounds are interleaved and the median round is reported, since these
-// machines are shared and noisy. Prints a table and writes
-// benchmarks/results/http.json.
+// Rounds are interleaved; each target's figure is its median round, and
+// each ratio is the median of the ratios measured within the same round
+// (paired), since these machines are shared and their speed drifts from one
+// minute to the next. Prints a table and writes benchmarks/results/http.json.
 //
-// Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
-// BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 100).
+// Settings: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, default 2),
+// BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -15,9 +16,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const duration = Number(process.env.BENCH_DURATION ?? 10);
-const warmup = Number(process.env.BENCH_WARMUP ?? 3);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const PATH = '/v1/tools/uuid-generator';
 
@@ -56,6 +57,7 @@ if (!String(uws.App).includes('[native code]')) {
 const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench') };
 const targets = [
   { id: 'bare_uws', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {} },
+  { id: 'ideal_uws', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {} },
   { id: 'scour_uws', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' } },
   { id: 'scour_node', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' } },
   { id: 'fastify', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {} },
@@ -123,24 +125,30 @@ for (let r = 1; r <= rounds; r++) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)];
+const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = targets.map((t) => ({ id: t.id, name: t.name, ...median(samples[t.id]), samples: samples[t.id].map((s) => Math.round(s.rps)) }));
 const by = Object.fromEntries(results.map((r) => [r.id, r]));
+/** Median over rounds of a/b measured in the same round. */
+const paired = (a, b) => medianOf(samples[a].map((s, i) => s.rps / samples[b][i].rps));
 const ratios = {
-  scour_uws_vs_bare_uws: by.scour_uws.rps / by.bare_uws.rps,
-  scour_uws_vs_fastify: by.scour_uws.rps / by.fastify.rps,
-  scour_node_vs_fastify: by.scour_node.rps / by.fastify.rps,
-  bare_uws_vs_fastify: by.bare_uws.rps / by.fastify.rps,
+  scour_uws_vs_bare_uws: paired('scour_uws', 'bare_uws'),
+  scour_uws_vs_fastify: paired('scour_uws', 'fastify'),
+  scour_uws_vs_hand_written: paired('scour_uws', 'ideal_uws'),
+  hand_written_vs_bare_uws: paired('ideal_uws', 'bare_uws'),
+  scour_node_vs_fastify: paired('scour_node', 'fastify'),
+  bare_uws_vs_fastify: paired('bare_uws', 'fastify'),
 };
 const targetsMet = { 'Scour/uWS >= 70% of bare uWS': ratios.scour_uws_vs_bare_uws >= 0.7, 'Scour/uWS >= 1.5x Fastify': ratios.scour_uws_vs_fastify >= 1.5 };
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const lines = [
   '',
-  `POST ${PATH} (body {}), wrk -t1 -c${connections} -d${duration}s, median of ${rounds} interleaved rounds, ${pin ? 'server on core 0, wrk on core 1' : 'unpinned'}`,
+  `POST ${PATH} (body {}), wrk -t1 -c${connections} -d${duration}s, ${rounds} interleaved rounds, ${pin ? 'server on core 0, wrk on core 1' : 'unpinned'}`,
+  'requests/s, p50, p99: the median round; ratios: median of same-round ratios',
   '',
-  '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / by.bare_uws.rps * 100).toFixed(0)}% | ${(r.rps / by.fastify.rps).toFixed(2)}x |`),
+  '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify | rounds (req/s) |',
+  '|---|---:|---:|---:|---:|---:|---|',
+  ...results.map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
   '',
   ...Object.entries(targetsMet).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`),
 ];

@@ -13,16 +13,27 @@ import type { Admitted, ClientQuotaStage } from '../stages.js';
 
 /** Write the spec 8.3 headers for a decision. */
 export function writeRateHeaders(ctx: RequestContext, d: RateDecision): void {
-  ctx.reply.set('x-ratelimit-limit', String(d.limit));
-  ctx.reply.set('x-ratelimit-remaining', String(d.remaining));
-  ctx.reply.set('x-ratelimit-reset', String(d.reset));
-  ctx.reply.set('x-ratelimit-window', String(d.windowSeconds));
+  ctx.reply.setNumber('x-ratelimit-limit', d.limit);
+  ctx.reply.setNumber('x-ratelimit-remaining', d.remaining);
+  ctx.reply.setNumber('x-ratelimit-reset', d.reset);
+  ctx.reply.setNumber('x-ratelimit-window', d.windowSeconds);
 }
 
 export function clientQuotaStage(limiter: RateLimiter, rule: RateRule, upgradeUrl: string, scope = 'tools'): ClientQuotaStage {
   const prefix = `ip:${scope}:`;
+  // Memoised keys: one string per client, so the limiter's Map hashes it once.
+  const keys = new Map<string, string>();
+  const keyOf = (ip: string): string => {
+    let k = keys.get(ip);
+    if (k === undefined) {
+      if (keys.size >= 10_000) keys.clear();
+      k = prefix + ip;
+      keys.set(ip, k);
+    }
+    return k;
+  };
   return defineStage('quota', (ctx: RequestContext) =>
-    chain(limiter.hit(prefix + ctx.clientIp, rule), (d): Effect.Effect<Admitted, RateLimited> => {
+    chain(limiter.hit(keyOf(ctx.clientIp), rule), (d): Effect.Effect<Admitted, RateLimited> => {
       writeRateHeaders(ctx, d);
       return d.allowed
         ? Effect.succeed({ rateLimit: d })

@@ -78,6 +78,11 @@ function bodyKind(contentType: string | undefined, length: number): BodyKind {
   return 'unsupported';
 }
 
+// Buffer's own UTF-8 decoder works on any Uint8Array; calling it directly skips a Buffer wrapper per request.
+const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: (this: Uint8Array, start: number, end: number) => string }).utf8Slice;
+const utf8 = (u: Uint8Array): string =>
+  utf8Slice !== undefined ? utf8Slice.call(u, 0, u.byteLength) : Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf8');
+
 const wantsMsgpack = (accept: string | undefined): boolean =>
   accept !== undefined && accept.length > 0 && /application\/(x-|vnd\.)?msgpack/i.test(accept);
 
@@ -292,7 +297,7 @@ export class HttpApp {
       case 'empty':
         return { value: {} };
       case 'json': {
-        let text = Buffer.from(body!.buffer, body!.byteOffset, body!.byteLength).toString('utf8');
+        let text = utf8(body!);
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
         try {
           return { value: JSON.parse(text) };
@@ -349,14 +354,20 @@ export class HttpApp {
     let payload: string | Uint8Array;
     let type = compiled.contentType;
     if (compiled.json) {
-      let body = value;
-      if (compiled.stamp && value !== null && typeof value === 'object') {
-        // Results are fresh objects: stamp in place; copy only what a plugin froze.
-        if (Object.isFrozen(value)) body = { ...(value as object), request_id: requestId };
-        else (value as Record<string, unknown>).request_id = requestId;
+      const stamp = compiled.stamp && value !== null && typeof value === 'object' && !Array.isArray(value);
+      if (msgpack) {
+        payload = this.packr.pack(stamp ? { ...(value as object), request_id: requestId } : value);
+        type = MSGPACK_TYPE;
+      } else {
+        const json = JSON.stringify(value);
+        // Append request_id to the serialised object rather than to the object: the
+        // plugin's result keeps its shape (V8's fast stringify path) and is never mutated.
+        // Request ids are URL-safe ([A-Za-z0-9_-]), so they need no escaping.
+        if (!stamp) payload = json;
+        else if (json === '{}') payload = `{"request_id":"${requestId}"}`;
+        else if (json.charCodeAt(json.length - 1) === 125 /* } */) payload = `${json.slice(0, -1)},"request_id":"${requestId}"}`;
+        else payload = JSON.stringify({ ...(value as object), request_id: requestId }); // a toJSON() that is not an object
       }
-      payload = this.encode(body, msgpack);
-      if (msgpack) type = MSGPACK_TYPE;
     } else {
       payload = typeof value === 'string' || value instanceof Uint8Array ? value : String(value);
     }

@@ -48,6 +48,19 @@ function normaliseUncached(ip: string): string {
 }
 
 const OCTET = Array.from({ length: 256 }, (_, i) => String(i));
+const V4 = new Map<number, string>();
+
+/** Dotted IPv4, memoised by value: the same client gets the same string (hash already computed for Map keys). */
+function ipv4(b: Uint8Array, at: number): string {
+  const n = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+  let s = V4.get(n);
+  if (s === undefined) {
+    if (V4.size >= 10_000) V4.clear();
+    s = `${OCTET[b[at]!]}.${OCTET[b[at + 1]!]}.${OCTET[b[at + 2]!]}.${OCTET[b[at + 3]!]}`;
+    V4.set(n, s);
+  }
+  return s;
+}
 
 /**
  * Text of a raw socket address (4 bytes for IPv4, 16 for IPv6), in the same
@@ -56,11 +69,11 @@ const OCTET = Array.from({ length: 256 }, (_, i) => String(i));
  * socket for text and decoding it.
  */
 export function ipFromBytes(b: Uint8Array): string {
-  if (b.length === 4) return `${OCTET[b[0]!]}.${OCTET[b[1]!]}.${OCTET[b[2]!]}.${OCTET[b[3]!]}`;
+  if (b.length === 4) return ipv4(b, 0);
   if (b.length !== 16) return '';
   let mapped = b[10] === 255 && b[11] === 255;
   for (let i = 0; mapped && i < 10; i++) if (b[i] !== 0) mapped = false;
-  if (mapped) return `${OCTET[b[12]!]}.${OCTET[b[13]!]}.${OCTET[b[14]!]}.${OCTET[b[15]!]}`;
+  if (mapped) return ipv4(b, 12);
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((b[i]! << 8) | b[i + 1]!);
   let bestAt = -1;
