@@ -1,3 +1,4 @@
+/** Tests run the TypeScript sources directly; reflect-metadata is loaded once for tsyringe. */
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

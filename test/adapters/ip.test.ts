@@ -1,3 +1,4 @@
+/** Client address handling: raw socket bytes to text, text normalisation, X-Forwarded-For. */
 import { describe, expect, it } from 'vitest';
 import { forwardedFor, ipFromBytes, normaliseIp } from '../../adapters/http/shared/server.js';
 

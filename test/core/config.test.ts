@@ -1,3 +1,4 @@
+/** Settings from the environment and log redaction. */
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

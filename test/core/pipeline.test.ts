@@ -1,3 +1,4 @@
+/** The typed stage pipeline at run time, the client quota stage, route checks at boot, reply headers. */
 import { Effect, Exit } from 'effect';
 import { describe, expect, it } from 'vitest';
 import { ReplyMeta, type RequestContext } from '../../core/context.js';

@@ -1,3 +1,4 @@
+/** The plugin registry: literal names, dependency order, and every coded refusal. */
 import { describe, expect, it } from 'vitest';
 import { definePlugin } from '../../core/plugin.js';
 import { PluginError, PluginRegistry } from '../../core/registry.js';

@@ -1,3 +1,4 @@
+/** Case table for the base64-encoder tool: run in process (test/tools) and over both HTTP adapters (test/http). */
 import { expect } from 'vitest';
 import type { ToolCase, ToolCaseFile } from '../../support/tool-harness.js';
 

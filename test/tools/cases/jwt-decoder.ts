@@ -1,3 +1,4 @@
+/** Case table for the jwt-decoder tool: run in process (test/tools) and over both HTTP adapters (test/http). */
 import { expect } from 'vitest';
 import { SignJWT, exportJWK, exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
 import type { ToolCaseFile } from '../../support/tool-harness.js';

@@ -1,3 +1,4 @@
+/** Case table for the user-agent-parser tool: run in process (test/tools) and over both HTTP adapters (test/http). */
 import { expect } from 'vitest';
 import type { ToolCaseFile } from '../../support/tool-harness.js';
 
