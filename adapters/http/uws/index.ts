@@ -122,11 +122,8 @@ export class UwsServer implements HttpServer {
       ex.interrupt = app.execute(compiled, params, inbound, undefined, ex);
       return;
     }
-    const early = app.tooLarge(headers['content-length']);
-    if (early) {
-      app.reject(inbound, early, ex, compiled.key, true);
-      return;
-    }
+    // The limit is enforced on the streamed length (reading Content-Length would cost a
+    // native call on every request); past it the answer is 413 and the connection closes.
     const limit = app.bodyLimit;
     res.onData((chunk, isLast) => {
       if (ex.done || ex.aborted) return;
