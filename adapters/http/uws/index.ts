@@ -41,6 +41,8 @@ export function headBlock(status: number, headers: readonly string[]): string {
 class Exchange implements Sink {
   aborted = false;
   done = false;
+  /** True while uWS is calling us (route handler, onData): the socket is corked already. */
+  corked = false;
   interrupt: (() => void) | undefined = undefined;
   chunks: Buffer[] | undefined = undefined;
   size = 0;
@@ -51,6 +53,10 @@ class Exchange implements Sink {
     this.done = true;
     const res = this.res;
     const head = headBlock(status, headers);
+    if (this.corked) {
+      res.writeStatus(head).end(body, close);
+      return;
+    }
     res.cork(() => {
       res.writeStatus(head).end(body, close);
     });
@@ -119,7 +125,9 @@ export class UwsServer implements HttpServer {
     const app = this.app;
 
     if (!compiled.readsBody) {
+      ex.corked = true;
       ex.interrupt = app.execute(compiled, params, inbound, undefined, ex);
+      ex.corked = false;
       return;
     }
     // The limit is enforced on the streamed length (reading Content-Length would cost a
@@ -128,13 +136,16 @@ export class UwsServer implements HttpServer {
     res.onData((chunk, isLast) => {
       if (ex.done || ex.aborted) return;
       ex.size += chunk.byteLength;
+      ex.corked = true; // uWS corks the socket around its data callbacks
       if (ex.size > limit) {
         ex.chunks = undefined;
         app.reject(inbound, app.payloadTooLarge(), ex, compiled.key, true);
+        ex.corked = false;
         return;
       }
       if (!isLast) {
         (ex.chunks ??= []).push(Buffer.from(new Uint8Array(chunk))); // copy: the chunk dies with this callback
+        ex.corked = false;
         return;
       }
       let body: Uint8Array;
@@ -146,6 +157,7 @@ export class UwsServer implements HttpServer {
         ex.chunks = undefined;
       }
       ex.interrupt = app.execute(compiled, params, inbound, body, ex);
+      ex.corked = false;
     });
   }
 
@@ -158,7 +170,9 @@ export class UwsServer implements HttpServer {
     // uWS routes every path we declared, so a match here only means a spelling uWS treats differently.
     const failure = 'route' in found ? new NotFound({ message: `No route for ${method} ${path}` }) : found;
     const close = headers['content-length'] !== undefined && headers['content-length'] !== '0';
-    this.app.reject(inbound, failure, new Exchange(res), 'unmatched', close);
+    const ex = new Exchange(res);
+    ex.corked = true;
+    this.app.reject(inbound, failure, ex, 'unmatched', close);
   }
 
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
