@@ -46,7 +46,8 @@ export interface RateDecision {
 
 /** Counts hits per key in fixed windows. In-process or shared (Redis). */
 export interface RateLimiter {
-  hit(key: string, rule: RateRule): Effect.Effect<RateDecision>;
+  /** Count one hit at `now` (epoch ms; the request's arrival, so one clock read serves the request). */
+  hit(key: string, rule: RateRule, now: number): Effect.Effect<RateDecision>;
 }
 
 /** Request metrics: the HTTP layer reports, an adapter renders. */

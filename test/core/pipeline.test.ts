@@ -8,7 +8,7 @@ import { clientQuotaStage } from '../../core/stages/client-quota.js';
 import { MemoryRateLimiter } from '../../adapters/limiter/memory/index.js';
 
 const baseCtx = (clientIp = '127.0.0.1'): RequestContext => ({
-  requestId: 'r1', receivedAt: 0, method: 'POST', path: '/x', params: {}, clientIp, headers: {}, body: {}, bodyError: undefined, reply: new ReplyMeta(),
+  requestId: 'r1', receivedAt: 1_000_000, method: 'POST', path: '/x', params: {}, clientIp, headers: {}, body: {}, bodyError: undefined, reply: new ReplyMeta(),
 });
 
 describe('pipeline', () => {

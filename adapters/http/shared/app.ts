@@ -71,6 +71,7 @@ type BodyKind = 'json' | 'msgpack' | 'empty' | 'unsupported';
 function bodyKind(contentType: string | undefined, length: number): BodyKind {
   if (length === 0) return 'empty';
   if (contentType === undefined) return 'unsupported';
+  if (contentType === 'application/json' || contentType === 'application/json; charset=utf-8') return 'json';
   const semi = contentType.indexOf(';');
   const media = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
   if (media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'))) return 'json';

@@ -18,8 +18,7 @@ export class MemoryRateLimiter implements RateLimiter, Disposable {
   }
 
   /** Synchronous core of `hit`, for callers that are not in an Effect. */
-  hitSync(key: string, rule: RateRule): RateDecision {
-    const now = this.clock.now();
+  hitSync(key: string, rule: RateRule, now: number = this.clock.now()): RateDecision {
     const windowMs = rule.windowSeconds * 1000;
     const start = now - (now % windowMs);
     let w = this.windows.get(key);
@@ -36,8 +35,8 @@ export class MemoryRateLimiter implements RateLimiter, Disposable {
     return { allowed: true, limit: rule.limit, remaining: rule.limit - w.count, reset, windowSeconds: rule.windowSeconds, retryAfter: 0 };
   }
 
-  hit(key: string, rule: RateRule): Effect.Effect<RateDecision> {
-    return Effect.succeed(this.hitSync(key, rule));
+  hit(key: string, rule: RateRule, now: number): Effect.Effect<RateDecision> {
+    return Effect.succeed(this.hitSync(key, rule, now));
   }
 
   sweep(): void {
