@@ -40,6 +40,17 @@ const RATE_HEADERS = {
 /** Plain JSON copy: drops TypeBox's symbol keys and anything non-JSON. */
 const plain = (s: unknown): JsonSchema => JSON.parse(JSON.stringify(s)) as JsonSchema;
 
+/** The success body as sent: the operation's result plus the request_id the HTTP layer adds. */
+function withRequestId(schema: JsonSchema): JsonSchema {
+  const s = plain(schema) as Record<string, unknown>;
+  if (s.type !== 'object') return s;
+  return {
+    ...s,
+    properties: { ...(s.properties as object | undefined), request_id: { type: 'string', description: 'Also in the x-request-id header.' } },
+    required: [...((s.required as string[] | undefined) ?? []), 'request_id'],
+  };
+}
+
 export function openApiDocument(routes: readonly Route<unknown, unknown>[], info: { title: string; version: string }): Record<string, unknown> {
   const byStatus = new Map<number, string[]>();
   for (const e of errorCatalogue()) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), `${e.code}: ${e.summary}`]);
@@ -50,7 +61,10 @@ export function openApiDocument(routes: readonly Route<unknown, unknown>[], info
     if (r.auth !== 'none') [401].forEach((s) => statuses.add(s));
     const responses: Record<string, unknown> = {};
     const ok = r.produces === undefined || r.produces === 'json'
-      ? { 'application/json': { schema: r.response ? plain(r.response.json) : { type: 'object' } }, 'application/msgpack': {} }
+      ? (() => {
+        const schema = r.response ? (r.stampRequestId === false ? plain(r.response.json) : withRequestId(r.response.json)) : { type: 'object' };
+        return { 'application/json': { schema }, 'application/msgpack': { schema } };
+      })()
       : { [r.produces.contentType.split(';')[0]!]: { schema: { type: 'string' } } };
     responses['200'] = { description: 'Success', content: ok, ...(r.tags?.includes('tools') ? { headers: RATE_HEADERS } : {}) };
     for (const s of [...statuses].sort()) {

@@ -233,7 +233,18 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
   });
 
   it('malformed or hostile msgpack: 400, never a crash', async () => {
-    const bodies = [Buffer.from([0xc1]), Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff]), pack([1, 2]), Buffer.from([0x81, 0xa9, ...Buffer.from('__proto__'), 0x80])];
+    let deep: unknown = { input: 'x' };
+    for (let i = 0; i < 200; i++) deep = [deep];
+    // { input: 'x', extra: [[...[{ __proto__: {} }]...]] } at depth 100: found at any depth.
+    let inner = Buffer.from([0x81, 0xa9, ...Buffer.from('__proto__'), 0x80]);
+    for (let i = 0; i < 100; i++) inner = Buffer.concat([Buffer.from([0x91]), inner]);
+    const deepProto = Buffer.concat([Buffer.from([0x82, 0xa5, ...Buffer.from('input'), 0xa1, 0x78, 0xa5, ...Buffer.from('extra')]), inner]);
+    // 50,000 nested one-element arrays: too deep for the decoder's recursion, must still be a 400.
+    const veryDeep = Buffer.concat([Buffer.alloc(50_000, 0x91), Buffer.from([0x01])]);
+    const bodies = [
+      Buffer.from([0xc1]), Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff]), pack([1, 2]), Buffer.from([0x81, 0xa9, ...Buffer.from('__proto__'), 0x80]),
+      deepProto, pack(deep), veryDeep,
+    ];
     for (const b of bodies) {
       const res = await fetch(`${s.url}/v1/tools/base64-encoder`, { method: 'POST', headers: { 'content-type': 'application/msgpack' }, body: b });
       expect(res.status, b.toString('hex')).toBe(400);
@@ -335,7 +346,10 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
       expect(op.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorBody');
       expect(op.responses['429']).toBeDefined();
     }
-    expect(doc.paths['/healthz'].get).toBeDefined();
+    expect(doc.paths['/healthz'].get.responses['200'].content['application/json'].schema.properties.request_id).toBeUndefined();
+    const uuid = doc.paths['/v1/tools/uuid-generator'].post.responses['200'].content['application/json'].schema;
+    expect(uuid.required).toContain('request_id');
+    expect(uuid.properties.uuids.type).toBe('array');
     expect(doc.paths['/v1/tools/regex-tester'].post.responses['503']).toBeDefined();
   });
 

@@ -1,4 +1,6 @@
 /** Starts real Scour instances on loopback (port 0) for the contract suites. */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createScour, type Scour, type ScourOptions } from '../../config/container.js';
 import { createLogger } from '../../adapters/logging/pino.js';
@@ -30,7 +32,7 @@ export async function startScour(adapter: AdapterKind, settings: Partial<Setting
       port: 0,
       host: '127.0.0.1',
       httpAdapter: adapter,
-      dataDir: 'data/test',
+      dataDir: join(tmpdir(), 'scour-test-data'),
       toolsRateLimit: { limit: 1_000_000, windowSeconds: 60 },
       shutdownTimeoutMs: 5_000,
       ...settings,

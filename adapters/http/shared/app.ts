@@ -87,14 +87,26 @@ const utf8 = (u: Uint8Array): string =>
 const wantsMsgpack = (accept: string | undefined): boolean =>
   accept !== undefined && accept.length > 0 && /application\/(x-|vnd\.)?msgpack/i.test(accept);
 
-/** Keys that must never reach plain objects from decoded input. */
-function hasPoisonKey(value: unknown, depth = 0): boolean {
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => hasPoisonKey(v, depth + 1));
-  if (Object.getPrototypeOf(value) !== Object.prototype) return true;
-  for (const k of Object.keys(value)) {
-    if (k === '__proto__') return true;
-    if (hasPoisonKey((value as Record<string, unknown>)[k], depth + 1)) return true;
+/**
+ * True when decoded msgpack holds anything but plain data: a `__proto__`
+ * key, or an object whose prototype is not Object.prototype (extension
+ * types, a replaced prototype). Iterative, so no nesting depth can overflow
+ * the stack; the work is bounded by the body size limit.
+ */
+function hasPoisonKey(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push(value[i]);
+      continue;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype) return true;
+    for (const k of Object.keys(value)) {
+      if (k === '__proto__') return true;
+      stack.push((value as Record<string, unknown>)[k]);
+    }
   }
   return false;
 }
