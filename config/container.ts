@@ -22,7 +22,7 @@ import { HyperIdGenerator, systemClock } from '../adapters/ids/hyperid.js';
 import { MemoryRateLimiter } from '../adapters/limiter/memory/index.js';
 import { createLogger } from '../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
-import { AjvSchemaCompiler } from '../adapters/validation/ajv.js';
+import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { builtinPlugins } from './plugins.js';
 import { TOKENS } from './tokens.js';
@@ -107,6 +107,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   const app = new HttpApp({
     routes,
+    compiler,
     ids: c.resolve<IdGenerator>(TOKENS.Ids),
     clock: c.resolve<Clock>(TOKENS.Clock),
     metrics: c.resolve<Metrics>(TOKENS.Metrics),

@@ -23,6 +23,10 @@ export type Validation<T> =
 /** A validator compiled once, at start-up; called per request. */
 export type Validator<T> = (input: unknown) => Validation<T>;
 
+/** A response serializer compiled once from a schema; answers the same JSON text as JSON.stringify. */
+export type Serializer<T> = (value: T) => string;
+
 export interface SchemaCompiler {
   compile<T>(schema: Schema<T>): Validator<T>;
+  compileSerializer<T>(schema: Schema<T>): Serializer<T>;
 }

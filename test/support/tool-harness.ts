@@ -4,7 +4,7 @@
  * the tool, map a thrown BadRequest to 400. The same case tables also run
  * over HTTP against both adapters (test/http/tools-contract.test.ts).
  */
-import { AjvSchemaCompiler } from '../../adapters/validation/ajv.js';
+import { AjvSchemaCompiler } from '../../adapters/validation/json-schema.js';
 import { BadRequest, type FieldIssue } from '../../core/errors.js';
 import type { ToolPlugin } from '../../core/plugin.js';
 

@@ -2,7 +2,10 @@
 /// <reference types="vite/client" />
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinTools } from '../../plugins/tools/index.js';
+import { AjvSchemaCompiler } from '../../adapters/validation/json-schema.js';
 import { runTool, type ToolCaseFile } from '../support/tool-harness.js';
+
+const compiler = new AjvSchemaCompiler();
 
 const files = import.meta.glob<ToolCaseFile>('./cases/*.ts', { eager: true, import: 'default' });
 
@@ -28,5 +31,11 @@ describe.each(builtinTools.map((t) => [t.slug, t] as const))('tool %s', (slug, t
       }
     }
     c.check?.(res.body);
+    if (res.status === 200) {
+      // The serializer compiled from the response schema must answer exactly what JSON.stringify would:
+      // nothing dropped, renamed or coerced (it proves the response schema matches the result).
+      const serialize = compiler.compileStrictSerializer(tool.response);
+      expect(JSON.parse(serialize(res.body))).toEqual(JSON.parse(JSON.stringify(res.body)));
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
 } from '../../../core/errors.js';
 import type { HttpMethod, Route } from '../../../core/plugin.js';
 import type { Clock, IdGenerator, Logger, Metrics } from '../../../core/ports.js';
+import type { SchemaCompiler } from '../../../core/schema.js';
 
 /** Headers the adapters copy for the pipeline (uWS request objects die with the handler). */
 export const COPIED_HEADERS = ['content-type', 'content-length', 'accept', 'authorization', 'user-agent', 'x-forwarded-for', 'idempotency-key'] as const;
@@ -31,6 +32,8 @@ export interface CompiledRoute {
   readonly readsBody: boolean;
   /** The request headers this route reads (what the uWS adapter copies). */
   readonly headerNames: readonly string[];
+  /** JSON text of a success result: compiled from the response schema, or JSON.stringify. */
+  readonly serialize: (value: unknown) => string;
 }
 
 export interface Inbound {
@@ -47,6 +50,8 @@ export interface Sink {
 
 export interface AppOptions {
   readonly routes: readonly Route<any, any>[];
+  /** Compiles response serializers at boot. */
+  readonly compiler: SchemaCompiler;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly metrics: Metrics;
@@ -148,6 +153,7 @@ export class HttpApp {
           ...(route.auth !== 'none' ? ['authorization'] : []),
           ...(route.headers ?? []),
         ],
+        serialize: json && route.response ? opts.compiler.compileSerializer(route.response) : (v: unknown) => JSON.stringify(v),
       };
       compiled.push(c);
       if (pattern === undefined) {
@@ -372,7 +378,7 @@ export class HttpApp {
         payload = this.packr.pack(stamp ? { ...(value as object), request_id: requestId } : value);
         type = MSGPACK_TYPE;
       } else {
-        const json = JSON.stringify(value);
+        const json = compiled.serialize(value);
         // Append request_id to the serialised object rather than to the object: the
         // plugin's result keeps its shape (V8's fast stringify path) and is never mutated.
         // Request ids are URL-safe ([A-Za-z0-9_-]), so they need no escaping.

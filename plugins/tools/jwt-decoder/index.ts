@@ -67,7 +67,8 @@ const VerifySchema = StrictObject({
 
 type VerifyInput = Static<typeof VerifySchema>;
 
-const NullableIso = (d: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: d });
+// No format: 'date-time' here: dates past year 9999 (exp in milliseconds) use ISO 8601's expanded years (+057000-...).
+const NullableIso = (d: string) => Type.Union([Type.String(), Type.Null()], { description: d });
 
 const Warning = Type.Object({
   code: Type.String({ description: 'Stable machine code, e.g. unsigned, no_expiry, expired.' }),

@@ -1,12 +1,16 @@
 /**
- * SchemaCompiler on Ajv: every schema is compiled once at boot into a
- * validator that fills defaults and reports field-level issues in the spec's
- * `{field, message}` shape (`urls[3]`, `custom_headers.x-foo`).
+ * SchemaCompiler for JSON Schema: Ajv compiles each request schema once at
+ * boot into a validator that fills defaults and reports field-level issues in
+ * the spec's `{field, message}` shape (`urls[3]`, `custom_headers.x-foo`);
+ * fast-json-stringify compiles each response schema into a serializer (as
+ * Fastify does), with JSON.stringify as the fallback should a result ever
+ * not fit its schema.
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import type { FieldIssue } from '../../core/errors.js';
-import type { Schema, SchemaCompiler, Validation, Validator } from '../../core/schema.js';
+import fastJson from 'fast-json-stringify';
+import type { Schema, SchemaCompiler, Serializer, Validation, Validator } from '../../core/schema.js';
 
 // ajv-formats is CommonJS with a default export.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -71,5 +75,27 @@ export class AjvSchemaCompiler implements SchemaCompiler {
     const validate = this.ajv.compile(schema.json as object);
     return (input: unknown): Validation<T> =>
       validate(input) ? { ok: true, value: input as T } : { ok: false, issues: issuesFrom(validate.errors ?? []) };
+  }
+
+  /** The compiled serializer alone, throwing where the schema cannot be compiled or a value does not fit (tests use it). */
+  compileStrictSerializer<T>(schema: Schema<T>): Serializer<T> {
+    return fastJson(JSON.parse(JSON.stringify(schema.json)) as Parameters<typeof fastJson>[0]) as Serializer<T>;
+  }
+
+  compileSerializer<T>(schema: Schema<T>): Serializer<T> {
+    let fast: Serializer<T>;
+    try {
+      fast = this.compileStrictSerializer(schema);
+    } catch {
+      return (value) => JSON.stringify(value);
+    }
+    return (value) => {
+      try {
+        return fast(value);
+      } catch {
+        // A result that does not fit its schema (a plugin bug): still answer, exactly.
+        return JSON.stringify(value);
+      }
+    };
   }
 }
