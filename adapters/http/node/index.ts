@@ -37,7 +37,10 @@ export class NodeHttpServer implements HttpServer {
       send(status, flat, body, close) {
         if (done || res.destroyed) return;
         done = true;
-        const h = close ? [...flat, 'connection', 'close'] : (flat as string[]);
+        // Content-Length up front: without it writeHead commits to chunked encoding (extra framing, writev).
+        const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+        const h = [...flat, 'content-length', String(length)];
+        if (close) h.push('connection', 'close');
         res.writeHead(status, statusLine(status).slice(4), h);
         res.end(body);
       },
