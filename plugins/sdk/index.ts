@@ -24,6 +24,19 @@ export function invalid(field: string, message: string): never {
   throw BadRequest.of(field, message);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Refuse text that has no UTF-8 encoding (an unpaired UTF-16 surrogate):
+ * 400 on `field`, naming the code unit and its position.
+ */
+export function requireWellFormed(field: string, text: string): void {
+  const m = LONE_SURROGATE.exec(text);
+  if (m === null) return;
+  const unit = text.charCodeAt(m.index).toString(16).toUpperCase();
+  invalid(field, `contains a lone surrogate (U+${unit}) at position ${m.index}, which has no UTF-8 encoding`);
+}
+
 /** Fail with several field-level issues at once. */
 export function invalidMany(issues: readonly FieldIssue[], summary = 'Invalid request'): never {
   throw new BadRequest({ message: summary, validationErrors: issues });

@@ -197,10 +197,6 @@ export class HttpApp {
     return this.opts.bodyLimit;
   }
 
-  get isDraining(): boolean {
-    return this.draining;
-  }
-
   get activeRequests(): number {
     return this.inFlight;
   }

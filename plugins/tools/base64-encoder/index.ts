@@ -9,7 +9,7 @@
  * 6 bits, and zero padding bits in the last character (RFC 4648 3.5).
  */
 import { isUtf8 } from 'node:buffer';
-import { defineTool, StrictObject, Type, invalid } from '../../sdk/index.js';
+import { defineTool, requireWellFormed, StrictObject, Type, invalid } from '../../sdk/index.js';
 
 export const MAX_INPUT_CHARS = 262_144;
 
@@ -81,7 +81,6 @@ function cleanBase64(input: string, variant: 'standard' | 'url'): string {
 }
 
 const HEX_RE = /^[0-9a-fA-F]*$/;
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 function bytesOfInput(input: string, encoding: 'utf8' | 'hex'): Buffer {
   if (encoding === 'hex') {
@@ -93,10 +92,7 @@ function bytesOfInput(input: string, encoding: 'utf8' | 'hex'): Buffer {
     if (hex.length % 2 !== 0) invalid('input', `has an odd number (${hex.length}) of hexadecimal digits`);
     return Buffer.from(hex, 'hex');
   }
-  const m = LONE_SURROGATE.exec(input);
-  if (m) {
-    invalid('input', `contains a lone surrogate (${describeChar(input, m.index)}) at position ${m.index}, which has no UTF-8 encoding`);
-  }
+  requireWellFormed('input', input);
   return Buffer.from(input, 'utf8');
 }
 

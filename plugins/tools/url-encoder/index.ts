@@ -7,19 +7,14 @@
  * become a URIError (or a silent U+FFFD), malformed percent sequences are
  * located and refused, and the encoded size is capped.
  */
-import { defineTool, StrictObject, Type, invalid } from '../../sdk/index.js';
+import { defineTool, requireWellFormed, StrictObject, Type, invalid } from '../../sdk/index.js';
 
 export const MAX_INPUT_CHARS = 262_144;
 export const MAX_OUTPUT_CHARS = 1_048_576;
 
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const hexOf = (c: number) => `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
 
 function refuseLoneSurrogate(input: string): void {
-  const m = LONE_SURROGATE.exec(input);
-  if (m) {
-    invalid('input', `contains a lone surrogate (${hexOf(input.charCodeAt(m.index))}) at position ${m.index}, which has no UTF-8 encoding`);
-  }
+  requireWellFormed('input', input);
 }
 
 function encodeForm(input: string): string {

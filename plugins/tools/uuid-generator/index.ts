@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { v1, v3, v5, v6, v7 } from 'uuid';
-import { defineTool, StrictObject, Type, invalid, invalidMany } from '../../sdk/index.js';
+import { defineTool, requireWellFormed, StrictObject, Type, invalid, invalidMany } from '../../sdk/index.js';
 
 export const MAX_COUNT = 1000;
 export const MAX_NAME_CHARS = 65_536;
@@ -25,7 +25,6 @@ const NAMESPACES: Readonly<Record<string, string>> = {
   x500: '6ba7b814-9dad-11d1-80b4-00c04fd430c8',
 };
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const utf8 = new TextEncoder();
 
 function namespaceBytes(ns: string): Uint8Array {
@@ -105,8 +104,7 @@ export default defineTool({
       }
       if (count !== 1) invalid('count', `must be 1 for version ${version}: name-based UUIDs are deterministic, the same namespace and name always give the same UUID`);
       const ns = namespaceBytes(namespace);
-      const m = LONE_SURROGATE.exec(name);
-      if (m) invalid('name', `contains a lone surrogate at position ${m.index}, which has no UTF-8 encoding`);
+      requireWellFormed('name', name);
       const u = version === 5 ? v5(utf8.encode(name), ns) : v3(utf8.encode(name), ns);
       return { uuids: [formatOne(u, format)], version, count: 1, format };
     }
