@@ -4,6 +4,7 @@
  * spec 7.1 error body, request ids, msgpack, rate limits, aborts, shutdown.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { pack, unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequest } from '../../core/errors.js';
@@ -281,6 +282,25 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     expect(s.scour.app.activeRequests).toBe(0);
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
     expect(metrics).toContain('scour_http_requests_total{route="POST /v1/tools/test-slow",status="499"} 1');
+  });
+
+  it('a client that disconnects in the middle of its body leaves nothing behind', async () => {
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((resolve) => {
+        const sock = net.connect(s.port, '127.0.0.1', () => {
+          sock.write('POST /v1/tools/base64-encoder HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"input":"');
+          setTimeout(() => {
+            sock.destroy();
+            resolve();
+          }, 30);
+        });
+      });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.scour.app.activeRequests).toBe(0);
+    const ok = await postJson(`${s.url}/v1/tools/base64-encoder`, { input: 'f' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.output).toBe('Zg==');
   });
 
   it('per-client-IP rate limit on tools: x-ratelimit-* headers, then 429 with retry_after that is honoured', async () => {
