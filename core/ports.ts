@@ -25,6 +25,8 @@ export interface Logger {
   readonly warn: LogFn;
   readonly error: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether a level would be written (so hot paths can skip building the log object). */
+  isLevelEnabled(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 export interface RateRule {

@@ -59,11 +59,12 @@ describe('routes', () => {
     const { schema, StrictObject, Type } = await import('../../plugins/sdk/index.js');
     const { PrometheusMetrics } = await import('../../adapters/metrics/prometheus.js');
     const { AjvSchemaCompiler } = await import('../../adapters/validation/json-schema.js');
+    const { createLogger } = await import('../../adapters/logging/pino.js');
     const handle = Pipeline.from<RequestContext>().handle(() => Effect.succeed({}));
     const make = () => new HttpApp({
       routes: [{ method: 'POST', path: '/x', summary: 'x', auth: 'none', request: schema(StrictObject({ a: Type.String() })), handle }],
       compiler: new AjvSchemaCompiler(),
-      ids: { next: () => 'id' }, clock: { now: () => 0 }, metrics: new PrometheusMetrics(), logger: console as never, bodyLimit: 1024,
+      ids: { next: () => 'id' }, clock: { now: () => 0 }, metrics: new PrometheusMetrics(), logger: createLogger('silent'), bodyLimit: 1024,
     });
     expect(make).toThrow(/ROUTE_INVALID: POST \/x declares a request schema but its pipeline has no validate stage/);
   });

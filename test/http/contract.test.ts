@@ -108,6 +108,15 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     expect(a.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('with LOG_LEVEL=debug, one access-log line per request: id, route, status, duration, never the key', async () => {
+    const res = await postJson(`${s.url}/v1/tools/uuid-generator`, {}, { authorization: 'Bearer sk_live_should_not_appear' });
+    await new Promise((r) => setTimeout(r, 20));
+    const line = s.logs.map((l) => JSON.parse(l)).find((l) => l.request_id === res.body.request_id && l.msg === 'request');
+    expect(line).toMatchObject({ route: 'POST /v1/tools/uuid-generator', status: 200 });
+    expect(typeof line.ms).toBe('number');
+    expect(s.logs.join('')).not.toContain('sk_live_should_not_appear');
+  });
+
   it('an empty POST body means {} (schema defaults apply)', async () => {
     const res = await fetch(`${s.url}/v1/tools/uuid-generator`, { method: 'POST' });
     expect(res.status).toBe(200);

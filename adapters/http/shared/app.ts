@@ -123,10 +123,13 @@ export class HttpApp {
   private readonly packr = new Packr({ useRecords: false });
   private readonly unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
   private inFlight = 0;
+  /** One debug line per request (LOG_LEVEL=debug): decided once, at boot. */
+  private readonly accessLog: boolean;
   private draining = false;
   private drainWaiters: Array<() => void> = [];
 
   constructor(private readonly opts: AppOptions) {
+    this.accessLog = opts.logger.isLevelEnabled('debug');
     const compiled: CompiledRoute[] = [];
     const seen = new Set<string>();
     for (const route of opts.routes) {
@@ -303,7 +306,9 @@ export class HttpApp {
       status = failure.status;
       this.sendFailure(failure, requestId, msgpack, reply.headers, sink, this.draining);
     }
-    this.opts.metrics.observe(compiled.key, status, (performance.now() - t0) / 1000);
+    const seconds = (performance.now() - t0) / 1000;
+    this.opts.metrics.observe(compiled.key, status, seconds);
+    if (this.accessLog) this.opts.logger.debug({ request_id: requestId, route: compiled.key, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
   }
 
   private decode(contentType: string | undefined, body: Uint8Array | undefined): { value: unknown } | BadRequest | UnsupportedMediaType {
