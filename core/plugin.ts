@@ -54,7 +54,7 @@ export interface Route<Req = unknown, Res = unknown> {
   readonly failures?: readonly number[];
   /** The whole per-request work: stages then the operation. Built once at boot. */
   readonly handle: ((ctx: RequestContext) => Effect.Effect<Res, ApiFailure, Scope.Scope | never>) & { readonly stageNames?: readonly string[] };
-  /** Request headers (lower-case) the route reads beyond content-type, content-length, accept and, for authenticated routes, authorization. */
+  /** Request headers (lower-case) the route reads beyond accept, content-type (routes with a body) and authorization (authenticated routes). */
   readonly headers?: readonly string[];
   /** Whether to add `request_id` to the success body (true for JSON API responses). */
   readonly stampRequestId?: boolean;

@@ -8,7 +8,8 @@ import net from 'node:net';
 import { pack, unpack } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequest } from '../../core/errors.js';
-import { defineTool, StrictObject, Type } from '../../plugins/sdk/index.js';
+import { Effect } from 'effect';
+import { defineOperation, defineTool, StrictObject, Type } from '../../plugins/sdk/index.js';
 import { ADAPTERS, postJson, startScour, type Running } from '../support/server.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -65,6 +66,15 @@ const semanticTool = defineTool({
   },
 });
 
+/** Test-only operation: answers the headers its pipeline sees (the route declares one extra). */
+const echoHeaders = defineOperation({
+  name: 'operation-test-echo-headers',
+  routes: () => [{
+    method: 'GET', path: '/test/headers', summary: 'echo headers', auth: 'none', headers: ['x-extra'],
+    handle: (ctx) => Effect.succeed({ headers: ctx.headers }),
+  }],
+});
+
 function rawRequest(port: number, options: http.RequestOptions, chunks: (string | Buffer)[]): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, agent: false, ...options }, (res) => {
@@ -84,12 +94,18 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
   let limited: Running;
 
   beforeAll(async () => {
-    s = await startScour(adapter, { bodyLimit: 64 * 1024 }, { plugins: [slowTool, crashTool, semanticTool] });
+    s = await startScour(adapter, { bodyLimit: 64 * 1024 }, { plugins: [slowTool, crashTool, semanticTool, echoHeaders] });
     limited = await startScour(adapter, { toolsRateLimit: { limit: 3, windowSeconds: 5 } });
   });
   afterAll(async () => {
     await s?.stop();
     await limited?.stop();
+  });
+
+  it('the pipeline sees exactly the headers its route declares, on both adapters', async () => {
+    const res = await fetch(`${s.url}/test/headers`, { headers: { 'x-extra': 'yes', 'x-undeclared': 'no', accept: 'application/json', authorization: 'Bearer k' } });
+    const body: any = await res.json();
+    expect(body.headers).toEqual({ accept: 'application/json', 'x-extra': 'yes' });
   });
 
   it('GET /healthz answers 200 {"status":"ok"} with an x-request-id', async () => {

@@ -4,8 +4,13 @@
  */
 import http from 'node:http';
 import type { HttpApp, Inbound, Sink } from '../shared/app.js';
-import { COPIED_HEADERS, statusLine } from '../shared/app.js';
+import { statusLine, UNMATCHED_HEADERS } from '../shared/app.js';
 import { forwardedFor, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
+
+function copyHeader(req: http.IncomingMessage, name: string, into: Record<string, string | undefined>): void {
+  const v = req.headers[name];
+  if (v !== undefined) into[name] = Array.isArray(v) ? v.join(', ') : v;
+}
 
 export class NodeHttpServer implements HttpServer {
   readonly kind = 'node' as const;
@@ -20,11 +25,12 @@ export class NodeHttpServer implements HttpServer {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
+    const found = this.app.match(method, path);
+    // The same headers the uWS adapter copies: the route's own list.
+    const names = 'route' in found ? found.route.headerNames : UNMATCHED_HEADERS;
     const headers: Record<string, string | undefined> = {};
-    for (const name of COPIED_HEADERS) {
-      const v = req.headers[name];
-      if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : v;
-    }
+    for (const name of names) copyHeader(req, name, headers);
+    if (this.options.trustProxy) copyHeader(req, 'x-forwarded-for', headers);
     let clientIp = normaliseIp(req.socket.remoteAddress ?? '');
     if (this.options.trustProxy) {
       const fwd = forwardedFor(headers['x-forwarded-for']);
@@ -49,7 +55,6 @@ export class NodeHttpServer implements HttpServer {
       if (!res.writableFinished) interrupt?.();
     });
 
-    const found = this.app.match(method, path);
     if (!('route' in found)) {
       this.app.reject(inbound, found, sink, 'unmatched', Number(headers['content-length'] ?? 0) > 0);
       req.resume();
@@ -61,7 +66,7 @@ export class NodeHttpServer implements HttpServer {
       interrupt = this.app.execute(compiled, params, inbound, undefined, sink);
       return;
     }
-    const early = this.app.tooLarge(headers['content-length']);
+    const early = this.app.tooLarge(req.headers['content-length']);
     if (early) {
       this.app.reject(inbound, early, sink, compiled.key, true);
       req.resume();

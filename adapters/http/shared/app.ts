@@ -16,8 +16,12 @@ import type { HttpMethod, Route } from '../../../core/plugin.js';
 import type { Clock, IdGenerator, Logger, Metrics } from '../../../core/ports.js';
 import type { SchemaCompiler } from '../../../core/schema.js';
 
-/** Headers the adapters copy for the pipeline (uWS request objects die with the handler). */
-export const COPIED_HEADERS = ['content-type', 'content-length', 'accept', 'authorization', 'user-agent', 'x-forwarded-for', 'idempotency-key'] as const;
+/**
+ * Headers read for a request that matched no route: enough to pick the
+ * response format and to decide whether to close the connection. Matched
+ * requests get exactly their route's `headerNames`, on both adapters.
+ */
+export const UNMATCHED_HEADERS: readonly string[] = ['accept', 'content-length'];
 
 export interface CompiledRoute {
   readonly route: Route<unknown, unknown>;

@@ -8,7 +8,7 @@
 import uws from '@trufflesuite/uws-js-unofficial';
 import { NotFound } from '../../../core/errors.js';
 import type { HttpApp, Inbound, Sink, CompiledRoute } from '../shared/app.js';
-import { COPIED_HEADERS, statusLine } from '../shared/app.js';
+import { statusLine, UNMATCHED_HEADERS } from '../shared/app.js';
 import { forwardedFor, ipFromBytes, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
 
 type UwsApp = ReturnType<typeof uws.App>;
@@ -85,6 +85,7 @@ export class UwsServer implements HttpServer {
   readonly kind = 'uws' as const;
   private listenSocket: unknown;
   private readonly uwsApp: UwsApp;
+  private readonly unmatchedHeaders: readonly string[];
 
   constructor(private readonly app: HttpApp, private readonly options: ServerOptions) {
     this.uwsApp = uws.App();
@@ -93,6 +94,7 @@ export class UwsServer implements HttpServer {
       const names = options.trustProxy ? [...compiled.headerNames, 'x-forwarded-for'] : compiled.headerNames;
       this.uwsApp[METHOD_FN[compiled.method]](pattern, (res, req) => this.onRoute(compiled, names, res, req));
     }
+    this.unmatchedHeaders = options.trustProxy ? [...UNMATCHED_HEADERS, 'x-forwarded-for'] : UNMATCHED_HEADERS;
     this.uwsApp.any('/*', (res, req) => this.onUnmatched(res, req));
   }
 
@@ -162,7 +164,7 @@ export class UwsServer implements HttpServer {
   }
 
   private onUnmatched(res: UwsResponse, req: UwsRequest): void {
-    const headers = readHeaders(req, COPIED_HEADERS);
+    const headers = readHeaders(req, this.unmatchedHeaders);
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
     const inbound: Inbound = { method, path, headers, clientIp: this.clientIp(res, headers) };
