@@ -6,11 +6,15 @@
  */
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Effect } from 'effect';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { AccountAdmin } from '../core/account-admin.js';
+import { adminStage, authStage, billStage, gateStage, quotaStage, reserveStage, type AccountStageDeps } from '../core/stages/account.js';
 import { clientQuotaStage } from '../core/stages/client-quota.js';
 import { validateStage } from '../core/stages/validate.js';
 import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
-import type { Clock, IdGenerator, Logger, Metrics, RateLimiter } from '../core/ports.js';
+import type { AccountStore, Clock, IdGenerator, Logger, Metrics, RateLimiter } from '../core/ports.js';
 import { PluginRegistry } from '../core/registry.js';
 import type { SchemaCompiler } from '../core/schema.js';
 import type { StageKit } from '../core/stages.js';
@@ -19,11 +23,17 @@ import type { HttpServer } from '../adapters/http/shared/server.js';
 import { NodeHttpServer } from '../adapters/http/node/index.js';
 import { UwsServer, uwsIsNative } from '../adapters/http/uws/index.js';
 import { HyperIdGenerator, systemClock } from '../adapters/ids/hyperid.js';
+import { nodeSecrets } from '../adapters/crypto/node.js';
 import { MemoryRateLimiter } from '../adapters/limiter/memory/index.js';
+import { RedisRateLimiter } from '../adapters/limiter/redis/index.js';
+import { openPostgresStore } from '../adapters/store/postgres/index.js';
+import { openSqliteStore } from '../adapters/store/sqlite/index.js';
 import { createLogger } from '../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
+import { loadPluginModules } from './load-plugins.js';
+import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
 import { TOKENS } from './tokens.js';
 import { VERSION } from './version.js';
@@ -36,7 +46,14 @@ export interface ScourOptions {
   readonly replaceBuiltins?: boolean;
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Plans to use instead of SCOUR_PLANS / the defaults (tests). */
+  readonly plans?: Plans;
 }
+
+/** How long a concurrency slot or a credit hold outlives a crashed process. */
+const SLOT_LEASE_MS = 5 * 60_000;
+const HOLD_TTL_MS = 15 * 60_000;
+const SWEEP_EVERY_MS = 60_000;
 
 export interface Scour {
   readonly settings: Settings;
@@ -45,8 +62,35 @@ export interface Scour {
   readonly app: HttpApp;
   readonly server: HttpServer;
   readonly logger: Logger;
+  readonly store: AccountStore;
+  readonly accounts: AccountAdmin;
+  readonly plans: Plans;
+  /**
+   * When the store holds no account: create a development account (Unicorn
+   * plan, its monthly credits) and return its key, to be shown once.
+   */
+  bootstrap(): Promise<{ apiKey: string; accountId: string } | undefined>;
   start(): Promise<{ host: string; port: number; url: string }>;
   stop(): Promise<boolean>;
+}
+
+/** The configured account store: PostgreSQL when DATABASE_URL is set, else SQLite in the data directory. */
+export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; close: () => Promise<void> | void }> {
+  if (settings.databaseUrl !== undefined) {
+    const pg = await openPostgresStore({ url: settings.databaseUrl });
+    return { store: pg, close: () => pg.close() };
+  }
+  mkdirSync(settings.dataDir, { recursive: true });
+  const sqlite = openSqliteStore({ path: join(settings.dataDir, 'scour.db') });
+  return { store: sqlite, close: () => sqlite.close() };
+}
+
+/** Account administration without the HTTP server (the CLI). */
+export async function openAccounts(settings: Settings, plans: Plans = loadPlans(settings.plansFile)): Promise<{ accounts: AccountAdmin; store: AccountStore; close: () => Promise<void> }> {
+  const { store, close } = await openStore(settings);
+  const book = planBook(plans);
+  const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock: systemClock, monthlyCredits: book.monthlyCredits });
+  return { accounts, store, close: async () => { await close(); } };
 }
 
 export async function createScour(options: ScourOptions = {}): Promise<Scour> {
@@ -59,21 +103,85 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   c.register(TOKENS.Ids, { useValue: new HyperIdGenerator() });
   c.register(TOKENS.Metrics, { useValue: new PrometheusMetrics() });
   c.register(TOKENS.SchemaCompiler, { useValue: new AjvSchemaCompiler() });
-  c.register(TOKENS.RateLimiter, { useValue: new MemoryRateLimiter(c.resolve<Clock>(TOKENS.Clock)) });
-
+  c.register(TOKENS.Secrets, { useValue: nodeSecrets });
   const logger = c.resolve<Logger>(TOKENS.Logger);
+  const clock = c.resolve<Clock>(TOKENS.Clock);
+  const plans = options.plans ?? loadPlans(settings.plansFile);
+  const book = planBook(plans);
+  const extraPlugins = settings.pluginPaths.length > 0 ? await loadPluginModules(settings.pluginPaths) : [];
+
+  // Resources with a lifetime, closed in reverse order (also when start-up fails half-way).
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (e) {
+        logger.error({ err: String(e) }, 'close failed');
+      }
+    }
+  };
+
+  let store: AccountStore;
+  let limiter: RateLimiter;
+  try {
+    const opened = await openStore(settings);
+    closers.push(opened.close);
+    store = opened.store;
+    if (settings.redisUrl !== undefined) {
+      const redis = new RedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisPrefix });
+      closers.push(() => redis.close());
+      await redis.connect();
+      limiter = redis;
+    } else {
+      const memory = new MemoryRateLimiter(clock);
+      closers.push(() => memory.dispose());
+      limiter = memory;
+    }
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+  c.register(TOKENS.AccountStore, { useValue: store });
+  c.register(TOKENS.RateLimiter, { useValue: limiter });
+
   const registry = new PluginRegistry();
   registry.registerAll(options.replaceBuiltins ? [] : builtinPlugins);
   registry.registerAll(options.plugins ?? []);
+  registry.registerAll(extraPlugins);
   const order = registry.seal();
   c.register(TOKENS.Registry, { useValue: registry });
 
   const compiler = c.resolve<SchemaCompiler>(TOKENS.SchemaCompiler);
+  const ids = c.resolve<IdGenerator>(TOKENS.Ids);
+  const deps: AccountStageDeps = {
+    store, limiter, secrets: nodeSecrets, ids, clock, plans: book, upgradeUrl: settings.upgradeUrl,
+    slotLeaseMs: SLOT_LEASE_MS, holdTtlMs: HOLD_TTL_MS,
+  };
   const stages: StageKit = {
-    clientQuota: clientQuotaStage(c.resolve<RateLimiter>(TOKENS.RateLimiter), settings.toolsRateLimit, settings.upgradeUrl),
+    clientQuota: clientQuotaStage(limiter, settings.toolsRateLimit, settings.upgradeUrl),
     validate: (schema) => validateStage(compiler.compile(schema)),
+    auth: authStage(deps),
+    quota: (operation) => quotaStage(deps, operation),
+    gate: (features) => gateStage(deps, features),
+    reserve: (operation, price) => reserveStage(deps, operation, price),
+    bill: billStage(deps),
+    admin: settings.adminToken === undefined ? undefined : adminStage(nodeSecrets, settings.adminToken),
   };
   c.register(TOKENS.Stages, { useValue: stages });
+  const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock, monthlyCredits: book.monthlyCredits });
+
+  // Holds whose process died are released once they expire.
+  const sweep = () => {
+    Effect.runPromise(store.sweepHolds(clock.now())).then(
+      (n) => { if (n > 0) logger.info({ released: n }, 'released expired credit holds'); },
+      (e) => logger.warn({ err: String(e) }, 'credit hold sweep failed'),
+    );
+  };
+  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  sweeper.unref();
+  closers.push(() => clearInterval(sweeper));
+  sweep();
 
   const started: PluginBase[] = [];
   const stopPlugins = async () => {
@@ -92,6 +200,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     }
   } catch (e) {
     await stopPlugins();
+    await closeAll();
     throw e;
   }
 
@@ -99,8 +208,9 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const host: PluginHost = {
     registry,
     stages,
-    settings: { upgradeUrl: settings.upgradeUrl, version: VERSION },
+    settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },
     metrics: c.resolve<Metrics>(TOKENS.Metrics),
+    accounts,
     allRoutes: () => routes,
   };
   for (const op of registry.byKind('operation')) routes.push(...op.routes(host));
@@ -108,8 +218,8 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const app = new HttpApp({
     routes,
     compiler,
-    ids: c.resolve<IdGenerator>(TOKENS.Ids),
-    clock: c.resolve<Clock>(TOKENS.Clock),
+    ids,
+    clock,
     metrics: c.resolve<Metrics>(TOKENS.Metrics),
     logger,
     bodyLimit: settings.bodyLimit,
@@ -126,7 +236,12 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   let stopped = false;
   return {
-    settings, container: c, registry, app, server, logger,
+    settings, container: c, registry, app, server, logger, store, accounts, plans,
+    async bootstrap() {
+      if ((await Effect.runPromise(store.countAccounts())) > 0) return undefined;
+      const { account, key } = await Effect.runPromise(accounts.createAccount({ plan: 'unicorn', name: 'development' }));
+      return { apiKey: key.apiKey, accountId: account.id };
+    },
     async start() {
       mkdirSync(settings.dataDir, { recursive: true });
       const bound = await server.listen(settings.host, settings.port);
@@ -138,7 +253,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       stopped = true;
       const drained = await server.close(settings.shutdownTimeoutMs);
       await stopPlugins();
-      c.resolve<MemoryRateLimiter>(TOKENS.RateLimiter).dispose();
+      await closeAll();
       return drained;
     },
   };

@@ -15,6 +15,20 @@ export interface Settings {
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: boolean;
   readonly upgradeUrl: string;
+  /** PostgreSQL for accounts, keys and the ledger; unset = the embedded SQLite file in dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Redis for rate limits and concurrency slots; unset = in process. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key (several deployments can share one Redis). */
+  readonly redisPrefix: string;
+  /** Enables the admin API (/admin/v1) guarded by this bearer token. */
+  readonly adminToken: string | undefined;
+  /** JSON file overriding plan limits and allowances. */
+  readonly plansFile: string | undefined;
+  /** Extra plugin modules to load at boot. */
+  readonly pluginPaths: readonly string[];
+  /** Create and print a development key when the store has no account. */
+  readonly bootstrapKey: boolean;
 }
 
 export class ConfigError extends Error {
@@ -36,6 +50,13 @@ export const DEFAULTS: Settings = {
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
   upgradeUrl: '/dashboard/billing',
+  databaseUrl: undefined,
+  redisUrl: undefined,
+  redisPrefix: 'scour:',
+  adminToken: undefined,
+  plansFile: undefined,
+  pluginPaths: [],
+  bootstrapKey: true,
 };
 
 /** The variables read, with their meaning (README's configuration table is checked against this). */
@@ -51,6 +72,13 @@ export const ENV_VARS = {
   SCOUR_SHUTDOWN_TIMEOUT: 'Seconds to let in-flight requests finish after SIGTERM. Default 10.',
   SCOUR_TRUST_PROXY: 'true to take the client IP from X-Forwarded-For (only behind your own proxy). Default false.',
   SCOUR_UPGRADE_URL: 'Relative billing path sent as upgrade_url on plan and rate errors. Default /dashboard/billing.',
+  DATABASE_URL: 'postgres:// URL: accounts, keys and the credit ledger in PostgreSQL (shared by several processes). Unset: SQLite file scour.db in SCOUR_DATA_DIR.',
+  REDIS_URL: 'redis:// URL: rate limits and concurrency slots in Redis (shared by several processes). Unset: in process.',
+  SCOUR_REDIS_PREFIX: 'Prefix of every Redis key. Default scour:.',
+  SCOUR_ADMIN_TOKEN: 'Enables the admin API under /admin/v1, guarded by this bearer token (at least 16 characters). Unset: no admin API.',
+  SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in the README).',
+  SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
+  SCOUR_BOOTSTRAP_KEY: 'true to create and print a development key on first start with an empty store. Default true.',
 } as const;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -104,6 +132,18 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   const upgradeUrl = str('SCOUR_UPGRADE_URL') ?? DEFAULTS.upgradeUrl;
   if (!upgradeUrl.startsWith('/')) issues.push(`SCOUR_UPGRADE_URL must be a relative path starting with / (got ${JSON.stringify(upgradeUrl)})`);
 
+  const databaseUrl = str('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) issues.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  const redisUrl = str('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//i.test(redisUrl)) issues.push('REDIS_URL must be a redis:// or rediss:// URL');
+  const adminToken = str('SCOUR_ADMIN_TOKEN');
+  if (adminToken !== undefined && (adminToken.length < 16 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(adminToken))) {
+    issues.push('SCOUR_ADMIN_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (e.g. openssl rand -hex 32)');
+  }
+  const redisPrefix = str('SCOUR_REDIS_PREFIX') ?? DEFAULTS.redisPrefix;
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) issues.push(`SCOUR_REDIS_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . - (got ${JSON.stringify(redisPrefix)})`);
+  const pluginPaths = (str('SCOUR_PLUGINS') ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+
   const settings: Settings = {
     port: int('PORT', 0, 65535, DEFAULTS.port),
     host,
@@ -118,6 +158,13 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     shutdownTimeoutMs: int('SCOUR_SHUTDOWN_TIMEOUT', 0, 3600, DEFAULTS.shutdownTimeoutMs / 1000) * 1000,
     trustProxy: bool('SCOUR_TRUST_PROXY', DEFAULTS.trustProxy),
     upgradeUrl,
+    databaseUrl,
+    redisUrl,
+    redisPrefix,
+    adminToken,
+    plansFile: str('SCOUR_PLANS'),
+    pluginPaths,
+    bootstrapKey: bool('SCOUR_BOOTSTRAP_KEY', DEFAULTS.bootstrapKey),
   };
   if (issues.length > 0) throw new ConfigError(issues);
   return settings;

@@ -6,6 +6,8 @@ export const TOKENS = {
   Ids: 'scour/IdGenerator',
   Metrics: 'scour/Metrics',
   RateLimiter: 'scour/RateLimiter',
+  AccountStore: 'scour/AccountStore',
+  Secrets: 'scour/Secrets',
   SchemaCompiler: 'scour/SchemaCompiler',
   Registry: 'scour/PluginRegistry',
   Stages: 'scour/StageKit',

@@ -1,3 +1,4 @@
+import type { Effect } from 'effect';
 import type { BadRequest, UnsupportedMediaType } from './errors.js';
 
 /**
@@ -21,6 +22,13 @@ export class ReplyMeta {
   }
 }
 
+/**
+ * Cleanup a stage registers for the rest of the request (a concurrency slot,
+ * a credit hold): run once, after the handler, on every exit (success,
+ * failure, client abort), before the response is written. It must not fail.
+ */
+export type Finalizer = () => Effect.Effect<void>;
+
 export interface RequestContext {
   readonly requestId: string;
   /** Epoch milliseconds when the request arrived. */
@@ -40,4 +48,11 @@ export interface RequestContext {
   readonly body: unknown;
   readonly bodyError: BadRequest | UnsupportedMediaType | undefined;
   readonly reply: ReplyMeta;
+  /** Finalizers registered by stages (see `addFinalizer`); the pipeline runs them. */
+  finalizers?: Finalizer[] | undefined;
+}
+
+/** Register cleanup that the pipeline runs when the request ends, however it ends. */
+export function addFinalizer(ctx: RequestContext, f: Finalizer): void {
+  (ctx.finalizers ??= []).push(f);
 }

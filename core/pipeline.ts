@@ -8,7 +8,8 @@
  * flatMaps that fills the same context object (no copies), and stages that
  * completed synchronously are chained without a fiber (see fast-effect.ts).
  */
-import type { Effect } from 'effect';
+import { Effect, Exit } from 'effect';
+import type { Finalizer } from './context.js';
 import { chain } from './fast-effect.js';
 
 /** The six stages of the design; other names are allowed for plugin stages. */
@@ -57,7 +58,36 @@ export class Pipeline<In, Ctx, E, R> {
       const stage = stages[i]!;
       return chain(stage.run(ctx), (out) => step(i + 1, Object.assign(ctx, out))) as Effect.Effect<A, E | E2, R | R2>;
     };
-    const runner = (input: In) => step(0, input as object);
+    const runner = (input: In): Effect.Effect<A, E | E2, R | R2> => {
+      const ctx = input as { finalizers?: Finalizer[] | undefined };
+      const eff = step(0, ctx);
+      // Completed synchronously: run whatever cleanup was registered, inline when it is synchronous too.
+      if (Exit.isExit(eff)) return ctx.finalizers === undefined ? eff : runFinalizers(ctx.finalizers, eff as Effect.Effect<A, E | E2, R | R2>);
+      return Effect.ensuring(eff, Effect.suspend(() => (ctx.finalizers === undefined ? Effect.void : runFinalizers(ctx.finalizers, Effect.void))));
+    };
     return Object.assign(runner, { stageNames: this.names });
   }
+}
+
+/**
+ * Run finalizers in reverse order of registration, then continue with
+ * `after`. Synchronous ones run inline; the first asynchronous one switches
+ * the rest to Effect sequencing. A finalizer that throws or dies is a defect
+ * of that finalizer only: the others still run.
+ */
+function runFinalizers<A, E, R>(fins: Finalizer[], after: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+  const all = fins.splice(0, fins.length);
+  let pending: Effect.Effect<void>[] | undefined;
+  for (let i = all.length - 1; i >= 0; i--) {
+    let e: Effect.Effect<void>;
+    try {
+      e = all[i]!();
+    } catch {
+      continue;
+    }
+    if (Exit.isExit(e)) continue;
+    (pending ??= []).push(Effect.ignore(Effect.exit(e)) as Effect.Effect<void>);
+  }
+  if (pending === undefined) return after;
+  return Effect.andThen(Effect.forEach(pending, (p) => p, { discard: true }), after);
 }

@@ -11,6 +11,7 @@ import type { RequestContext } from './context.js';
 import type { Schema } from './schema.js';
 import type { StageKit } from './stages.js';
 import type { Metrics } from './ports.js';
+import type { AccountAdmin } from './account-admin.js';
 
 export type PluginKind =
   | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
@@ -56,6 +57,8 @@ export interface Route<Req = unknown, Res = unknown> {
   readonly handle: ((ctx: RequestContext) => Effect.Effect<Res, ApiFailure, Scope.Scope | never>) & { readonly stageNames?: readonly string[] };
   /** Request headers (lower-case) the route reads beyond accept, content-type (routes with a body) and authorization (authenticated routes). */
   readonly headers?: readonly string[];
+  /** Status of a success (default 200; 201 for creations, 202 for accepted jobs). */
+  readonly status?: 200 | 201 | 202;
   /** Whether to add `request_id` to the success body (true for JSON API responses). */
   readonly stampRequestId?: boolean;
 }
@@ -66,6 +69,8 @@ export interface PluginHost {
   readonly stages: StageKit;
   readonly settings: HostSettings;
   readonly metrics: Metrics;
+  /** Account administration (accounts, keys, credits), for the usage and admin operations. */
+  readonly accounts: AccountAdmin;
   /** Every route of the app; available once all operation plugins have built theirs (call it lazily). */
   readonly allRoutes: () => readonly Route<any, any>[];
 }
@@ -73,6 +78,8 @@ export interface PluginHost {
 export interface HostSettings {
   readonly upgradeUrl: string;
   readonly version: string;
+  /** Whether the admin API is enabled (SCOUR_ADMIN_TOKEN set). */
+  readonly adminEnabled: boolean;
 }
 
 export interface OperationPlugin<N extends string = string> extends PluginBase<N, 'operation'> {

@@ -3,6 +3,8 @@
  * never on a driver, a socket or a file.
  */
 import type { Effect } from 'effect';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from './accounts.js';
+import type { ServiceUnavailable } from './errors.js';
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -46,10 +48,120 @@ export interface RateDecision {
   readonly retryAfter: number;
 }
 
-/** Counts hits per key in fixed windows. In-process or shared (Redis). */
+/** One window's outcome for a slot request (concurrency). */
+export interface SlotDecision {
+  readonly acquired: boolean;
+  /** Slots in use after this request (including it when acquired). */
+  readonly active: number;
+  readonly max: number;
+}
+
+/**
+ * Counts hits per key in fixed windows (aligned to the epoch, so every
+ * process agrees on them), and hands out concurrency slots. In-process or
+ * shared (Redis). Shared adapters fail with ServiceUnavailable when their
+ * server cannot be reached: limits fail closed.
+ */
 export interface RateLimiter {
-  /** Count one hit at `now` (epoch ms; the request's arrival, so one clock read serves the request). */
-  hit(key: string, rule: RateRule, now: number): Effect.Effect<RateDecision>;
+  /**
+   * Count one hit at `now` (epoch ms; the request's arrival, so one clock
+   * read serves the request) against every rule of `rules` at once: the hit
+   * is counted only if every window admits it. The decision describes the
+   * binding window: the one that refused, else the one with the fewest
+   * requests left.
+   */
+  hit(key: string, rules: readonly RateRule[], now: number): Effect.Effect<RateDecision, ServiceUnavailable>;
+  /**
+   * Take one of `max` concurrency slots for `key`, identified by `token`.
+   * A slot not released within `leaseMs` lapses (a crashed process cannot
+   * hold it forever).
+   */
+  acquire(key: string, token: string, max: number, leaseMs: number, now: number): Effect.Effect<SlotDecision, ServiceUnavailable>;
+  /** Give a slot back. Releasing twice or after the lease is harmless. */
+  release(key: string, token: string): Effect.Effect<void>;
+}
+
+/** A new account, as the store receives it (ids and the first period are chosen by the caller). */
+export interface NewAccount {
+  readonly id: string;
+  readonly name: string | null;
+  readonly plan: PlanId;
+  readonly credits: number;
+  readonly now: number;
+  readonly periodEnd: number;
+}
+
+export interface NewKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string | null;
+  readonly prefix: string;
+  /** Hex SHA-256 of the key. The key itself never reaches the store. */
+  readonly hash: string;
+  readonly expiresAt: number | null;
+  readonly now: number;
+}
+
+export interface NewHold {
+  readonly id: string;
+  readonly accountId: string;
+  readonly operation: string;
+  readonly credits: number;
+  readonly requestId: string;
+  readonly now: number;
+  /** After this (epoch ms) a hold that was neither settled nor released is swept. */
+  readonly expiresAt: number;
+}
+
+/**
+ * Accounts, keys, credit holds and the ledger. Every method is atomic on
+ * its own; `reserve` and `settle` are what keep money right under
+ * concurrency: reserve succeeds only while balance - held covers the
+ * credits, settle turns a hold into a charge (balance, ledger row and usage
+ * in one transaction), release drops it. Methods fail with
+ * ServiceUnavailable when the database cannot be reached.
+ */
+export interface AccountStore {
+  /** Lookup for the auth stage (one indexed read). */
+  findKey(hash: string): Effect.Effect<KeyMatch | undefined, ServiceUnavailable>;
+  countAccounts(): Effect.Effect<number, ServiceUnavailable>;
+  createAccount(a: NewAccount): Effect.Effect<Account, ServiceUnavailable>;
+  getAccount(id: string): Effect.Effect<Account | undefined, ServiceUnavailable>;
+  listAccounts(): Effect.Effect<readonly Account[], ServiceUnavailable>;
+  setPlan(id: string, plan: PlanId): Effect.Effect<Account | undefined, ServiceUnavailable>;
+  /** Add (top up) credits; records a grant. Undefined when the account does not exist. */
+  addCredits(id: string, amount: number, reason: string, now: number): Effect.Effect<Account | undefined, ServiceUnavailable>;
+  /**
+   * Start the period [start, end) if the account's current one ended at
+   * `expectedEnd` (idempotent under races): the balance is refilled to
+   * `allowance` when it is below it.
+   */
+  rollover(id: string, expectedEnd: number, start: number, end: number, allowance: number): Effect.Effect<void, ServiceUnavailable>;
+  createKey(k: NewKey): Effect.Effect<KeyRecord, ServiceUnavailable>;
+  listKeys(accountId: string): Effect.Effect<readonly KeyRecord[], ServiceUnavailable>;
+  getKey(keyId: string): Effect.Effect<KeyRecord | undefined, ServiceUnavailable>;
+  /** Revoke now; an already revoked key keeps its first revocation time. Undefined when unknown. */
+  revokeKey(keyId: string, now: number): Effect.Effect<KeyRecord | undefined, ServiceUnavailable>;
+  reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable>;
+  /** Charge `credits` (at most the hold's) and drop the hold: balance, ledger row and usage, atomically. */
+  settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable>;
+  release(holdId: string): Effect.Effect<void, ServiceUnavailable>;
+  /** Drop holds that expired (their requests died with a process). Returns how many. */
+  sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable>;
+  /** Usage of the period starting at `periodStart`, by operation. */
+  usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable>;
+  /** The most recent charges first (for the admin API and tests). */
+  ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable>;
+}
+
+/** Randomness and hashing for keys and tokens (node:crypto in the adapter). */
+export interface Secrets {
+  /** `bytes` random bytes, base64url without padding. */
+  random(bytes: number): string;
+  /** Hex SHA-256 of a string (UTF-8). */
+  sha256(text: string): string;
+  /** Constant-time equality of two strings (false when their lengths differ). */
+  equal(a: string, b: string): boolean;
 }
 
 /** Request metrics: the HTTP layer reports, an adapter renders. */

@@ -4,12 +4,13 @@
  * types are what makes a mis-ordered pipeline fail to compile.
  */
 import type { RequestContext } from './context.js';
-import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, Unauthorized, UnsupportedMediaType } from './errors.js';
+import type { PlanId } from './accounts.js';
+import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from './errors.js';
 import type { Schema } from './schema.js';
 import type { RateDecision } from './ports.js';
 import type { Stage } from './pipeline.js';
 
-export type PlanId = 'free' | 'starter' | 'builder' | 'unicorn';
+export type { PlanId };
 
 export interface AccountRef {
   readonly id: string;
@@ -38,23 +39,50 @@ export interface Fetched {
 export interface Extracted { readonly extracted: Readonly<Record<string, unknown>> }
 /** analyse: derived analysis (research insights, contacts, ...). */
 export interface Analysed { readonly analysis: Readonly<Record<string, unknown>> }
+/** gate: the plan allows every feature the request asks for (adds nothing). */
+export interface Gated { readonly gated: true }
+/** reserve: the credits this request will cost, held on the account until bill (or released on failure). */
+export interface Reserved {
+  readonly hold: { readonly id: string; readonly operation: string; readonly credits: number; settled: boolean };
+}
 /** bill: what was charged. */
 export interface Billed { readonly charge: { readonly creditsUsed: number; readonly remainingCredits: number } }
 
-export type AuthStage = Stage<RequestContext, Authenticated, Unauthorized | AuthenticationFailed>;
-export type QuotaStage = Stage<RequestContext & Authenticated, Admitted, RateLimited | Forbidden | NoCredits>;
+export type AuthStage = Stage<RequestContext, Authenticated, Unauthorized | AuthenticationFailed | ServiceUnavailable>;
+export type QuotaStage = Stage<RequestContext & Authenticated, Admitted, RateLimited | ServiceUnavailable>;
 export type ValidateStage<T> = Stage<RequestContext, Validated<T>, BadRequest | UnsupportedMediaType>;
+export type GateStage<T> = Stage<RequestContext & Authenticated & Validated<T>, Gated, Forbidden>;
+export type ReserveStage<T> = Stage<RequestContext & Authenticated & Admitted & Validated<T>, Reserved, NoCredits | ServiceUnavailable>;
 export type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
 export type ExtractStage = Stage<Fetched, Extracted>;
 export type AnalyseStage = Stage<Extracted, Analysed>;
-export type BillStage = Stage<RequestContext & Authenticated & Admitted, Billed, NoCredits>;
+export type BillStage = Stage<RequestContext & Authenticated & Reserved, Billed, ServiceUnavailable>;
+
+/** admin: the caller holds the admin token. */
+export interface AdminAuthenticated { readonly admin: true }
+export type AdminStage = Stage<RequestContext, AdminAuthenticated, Unauthorized | AuthenticationFailed>;
 
 /** The unauthenticated counterpart of quota: a per-client-IP limit (developer tools). */
-export type ClientQuotaStage = Stage<RequestContext, Admitted, RateLimited>;
+export type ClientQuotaStage = Stage<RequestContext, Admitted, RateLimited | ServiceUnavailable>;
+
+/** A plan-gated feature of a request (spec rule 3: contacts need Starter, social needs Builder). */
+export type Feature = 'contacts' | 'social' | (string & {});
 
 /** The stage implementations the composition root hands to operation plugins. */
 export interface StageKit {
   readonly clientQuota: ClientQuotaStage;
   /** Validation against a schema compiled now (at boot), as a stage. */
   validate<T>(schema: Schema<T>): ValidateStage<T>;
+  /** Bearer key -> account (401 UNAUTHORIZED / AUTHENTICATION_FAILED). */
+  readonly auth: AuthStage;
+  /** The plan's rate windows and concurrency for `operation` (429 RATE_LIMITED); writes x-ratelimit-* on every answer. */
+  quota(operation: string): QuotaStage;
+  /** 403 FORBIDDEN when the plan lacks a feature the input asks for. */
+  gate<T>(features: (input: T) => readonly Feature[]): GateStage<T>;
+  /** Hold the request's price (402 NO_CREDITS when the account cannot cover it); released unless bill runs. */
+  reserve<T>(operation: string, price: (input: T) => number): ReserveStage<T>;
+  /** Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response. */
+  readonly bill: BillStage;
+  /** The admin token as a bearer token (only when SCOUR_ADMIN_TOKEN is set). */
+  readonly admin: AdminStage | undefined;
 }

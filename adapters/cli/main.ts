@@ -5,7 +5,8 @@
  */
 import 'reflect-metadata';
 import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
-import { createScour } from '../../config/container.js';
+import { createScour, openAccounts } from '../../config/container.js';
+import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { VERSION } from '../../config/version.js';
 import { openApiDocument } from '../../core/openapi.js';
 import { PluginError } from '../../core/registry.js';
@@ -18,6 +19,7 @@ Usage:
   scour version      print the version
   scour help         this text
 
+${ACCOUNTS_HELP}
 Environment (all optional):
 ${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
 `;
@@ -26,7 +28,22 @@ async function serve(): Promise<void> {
   const settings = loadSettings();
   const scour = await createScour({ settings });
   const { url } = await scour.start();
-  scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION }, `Scour listening on ${url}`);
+  scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
+  if (settings.bootstrapKey) {
+    const dev = await scour.bootstrap();
+    // Printed once, on stdout, never through the logger (keys are never logged).
+    if (dev) {
+      process.stdout.write(`
+  Development API key (account ${dev.accountId}, plan unicorn). Shown once; only its hash is stored:
+
+    ${dev.apiKey}
+
+  Try it:  curl -H "Authorization: Bearer ${dev.apiKey}" ${url}/v1/usage
+  More keys: npx scour keys create --account ${dev.accountId}
+
+`);
+    }
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -58,6 +75,18 @@ async function main(argv: readonly string[]): Promise<void> {
       await scour.stop();
       return;
     }
+    case 'accounts':
+    case 'keys':
+    case 'credits': {
+      const settings = { ...loadSettings(), logLevel: 'silent' as const };
+      const { accounts, close } = await openAccounts(settings);
+      try {
+        process.stdout.write(await accountsCommand(cmd, argv.slice(1), accounts));
+      } finally {
+        await close();
+      }
+      return;
+    }
     case 'version':
     case '--version':
       process.stdout.write(`${VERSION}\n`);
@@ -74,6 +103,14 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`scour: ${e.message}\n\n${ACCOUNTS_HELP}`);
+    process.exit(2);
+  }
+  if (e instanceof CommandError) {
+    process.stderr.write(`scour: ${e.message}\n`);
+    process.exit(1);
+  }
   if (e instanceof ConfigError || e instanceof PluginError) {
     process.stderr.write(`scour: ${e.message}\n`);
     process.exit(2);

@@ -32,8 +32,9 @@ export function clientQuotaStage(limiter: RateLimiter, rule: RateRule, upgradeUr
     }
     return k;
   };
+  const rules = [rule];
   return defineStage('quota', (ctx: RequestContext) =>
-    chain(limiter.hit(keyOf(ctx.clientIp), rule, ctx.receivedAt), (d): Effect.Effect<Admitted, RateLimited> => {
+    chain(limiter.hit(keyOf(ctx.clientIp), rules, ctx.receivedAt), (d): Effect.Effect<Admitted, RateLimited> => {
       writeRateHeaders(ctx, d);
       return d.allowed
         ? Effect.succeed({ rateLimit: d })

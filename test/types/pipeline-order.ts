@@ -5,7 +5,7 @@
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
-import type { AuthStage, BillStage, ExtractStage, FetchStage, QuotaStage, ValidateStage } from '../../core/stages.js';
+import type { AuthStage, BillStage, ExtractStage, FetchStage, GateStage, QuotaStage, ReserveStage, ValidateStage } from '../../core/stages.js';
 
 declare const auth: AuthStage;
 declare const quota: QuotaStage;
@@ -13,15 +13,23 @@ declare const bill: BillStage;
 declare const validate: ValidateStage<{ url: string }>;
 declare const fetchStage: FetchStage<{ url: string }>;
 declare const extract: ExtractStage;
+declare const gate: GateStage<{ url: string }>;
+declare const reserve: ReserveStage<{ url: string }>;
 
 // The right order compiles, and the handler sees every field.
-export const ok = Pipeline.from<RequestContext>().then(auth).then(quota).then(validate).then(fetchStage).then(extract).then(bill)
-  .handle((ctx) => Effect.succeed([ctx.account.id, ctx.rateLimit.limit, ctx.input.url, ctx.document.finalUrl, ctx.extracted, ctx.charge.creditsUsed]));
+export const ok = Pipeline.from<RequestContext>().then(auth).then(quota).then(validate).then(gate).then(reserve).then(fetchStage).then(extract).then(bill)
+  .handle((ctx) => Effect.succeed([ctx.account.id, ctx.rateLimit.limit, ctx.input.url, ctx.hold.credits, ctx.document.finalUrl, ctx.extracted, ctx.charge.creditsUsed]));
 
 // @ts-expect-error quota needs the account that auth provides
 export const quotaFirst = Pipeline.from<RequestContext>().then(quota);
-// @ts-expect-error bill needs auth and quota before it
-export const billEarly = Pipeline.from<RequestContext>().then(auth).then(bill);
+// @ts-expect-error bill needs a credit hold (reserve) before it
+export const billEarly = Pipeline.from<RequestContext>().then(auth).then(quota).then(validate).then(bill);
+// @ts-expect-error reserve needs the quota decision (no holding credits for a request the rate limit refuses)
+export const reserveBeforeQuota = Pipeline.from<RequestContext>().then(auth).then(validate).then(reserve);
+// @ts-expect-error reserve prices the validated input
+export const reserveUnvalidated = Pipeline.from<RequestContext>().then(auth).then(quota).then(reserve);
+// @ts-expect-error gate needs the account's plan
+export const gateAnonymous = Pipeline.from<RequestContext>().then(validate).then(gate);
 // @ts-expect-error extract needs the fetched document
 export const extractFirst = Pipeline.from<RequestContext>().then(auth).then(extract);
 // @ts-expect-error the handler cannot read a field no stage added

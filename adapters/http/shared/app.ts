@@ -33,6 +33,8 @@ export interface CompiledRoute {
   readonly json: boolean;
   readonly contentType: string;
   readonly stamp: boolean;
+  /** Success status. */
+  readonly status: number;
   readonly readsBody: boolean;
   /** The request headers this route reads (what the uWS adapter copies). */
   readonly headerNames: readonly string[];
@@ -153,6 +155,7 @@ export class HttpApp {
         json,
         contentType: json ? JSON_TYPE : (route.produces as { contentType: string }).contentType,
         stamp: json && route.stampRequestId !== false,
+        status: route.status ?? 200,
         readsBody: route.request !== undefined,
         headerNames: [
           'accept',
@@ -303,7 +306,7 @@ export class HttpApp {
     if (aborted) {
       status = 499;
     } else if (Exit.isSuccess(exit)) {
-      status = 200;
+      status = compiled.status;
       this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining);
     } else {
       const failure = this.failureOf(exit.cause, compiled, requestId);
@@ -397,7 +400,7 @@ export class HttpApp {
     }
     const headers = ['content-type', type, 'x-request-id', requestId];
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
-    sink.send(200, headers, payload, close);
+    sink.send(compiled.status, headers, payload, close);
   }
 
   private sendFailure(failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {

@@ -1,0 +1,159 @@
+/**
+ * `scour accounts|keys|credits`: account administration from the shell,
+ * straight on the configured store (SQLite file or DATABASE_URL), so it
+ * works with or without the server running and needs no admin token.
+ * `--json` prints the same shapes as the admin API.
+ */
+import { Effect, Exit, Cause } from 'effect';
+import type { AccountAdmin } from '../../core/account-admin.js';
+import { PLAN_IDS, type PlanId } from '../../core/accounts.js';
+import { isApiFailure } from '../../core/errors.js';
+
+/** Wrong command line: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The command was understood but refused (unknown account, bad value): exit code 1. */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+}
+
+export const ACCOUNTS_HELP = `Account administration (on the store named by DATABASE_URL, else the SQLite file in SCOUR_DATA_DIR):
+  scour accounts create --plan <free|starter|builder|unicorn> [--credits N] [--name TEXT] [--json]
+  scour accounts list [--json]
+  scour accounts show <account_id> [--json]
+  scour accounts set-plan <account_id> --plan <plan> [--json]
+  scour keys create --account <account_id> [--name TEXT] [--expires-at ISO-8601] [--json]
+  scour keys list --account <account_id> [--json]
+  scour keys revoke <key_id> [--json]
+  scour credits add --account <account_id> --amount N [--json]
+`;
+
+interface Parsed {
+  readonly positional: string[];
+  readonly flags: Map<string, string | true>;
+}
+
+const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at']);
+const BOOL_FLAGS = new Set(['json']);
+
+export function parseArgs(argv: readonly string[]): Parsed {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
+    if (BOOL_FLAGS.has(name) && eq === -1) {
+      flags.set(name, true);
+      continue;
+    }
+    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown option --${name}`);
+    const value = eq === -1 ? argv[++i] : a.slice(eq + 1);
+    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
+    flags.set(name, value);
+  }
+  return { positional, flags };
+}
+
+const str = (p: Parsed, name: string, required: boolean): string | undefined => {
+  const v = p.flags.get(name);
+  if (v === undefined && required) throw new UsageError(`--${name} is required`);
+  return typeof v === 'string' ? v : undefined;
+};
+
+const plan = (p: Parsed): PlanId => {
+  const v = str(p, 'plan', true)!;
+  if (!(PLAN_IDS as readonly string[]).includes(v)) throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')} (got ${JSON.stringify(v)})`);
+  return v as PlanId;
+};
+
+const int = (p: Parsed, name: string, required: boolean, min: number): number | undefined => {
+  const v = str(p, name, required);
+  if (v === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(v) || Number(v) < min || Number(v) > 1_000_000_000) throw new UsageError(`--${name} must be a whole number from ${min} to 1000000000 (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+
+const one = (p: Parsed, what: string): string => {
+  if (p.positional.length !== 1) throw new UsageError(`expected exactly one ${what}`);
+  return p.positional[0]!;
+};
+
+/** Run an Effect; API failures (not found, bad input) become thrown errors with their message. */
+async function run<A>(e: Effect.Effect<A, unknown>): Promise<A> {
+  const exit = await Effect.runPromiseExit(e);
+  if (Exit.isSuccess(exit)) return exit.value;
+  const err = Cause.squash(exit.cause);
+  if (isApiFailure(err)) {
+    const issues = (err.fields().validation_errors as { field: string; message: string }[] | undefined) ?? [];
+    throw new CommandError(issues.length > 0 ? issues.map((i) => `${i.field} ${i.message}`).join('; ') : err.message);
+  }
+  throw err;
+}
+
+/** Execute one command; returns the text to print. */
+export async function accountsCommand(group: string, argv: readonly string[], admin: AccountAdmin): Promise<string> {
+  const [sub, ...rest] = argv;
+  const p = parseArgs(rest);
+  const json = p.flags.get('json') === true;
+  const out = (value: unknown, text: string) => (json ? `${JSON.stringify(value, null, 2)}\n` : text);
+
+  const key = `${group} ${sub ?? ''}`;
+  switch (key) {
+    case 'accounts create': {
+      if (p.positional.length > 0) throw new UsageError('accounts create takes no positional arguments');
+      const credits = int(p, 'credits', false, 0);
+      const { account, key: k } = await run(admin.createAccount({ plan: plan(p), credits, name: str(p, 'name', false) ?? null }));
+      const v = admin.viewAccount(account);
+      const body = { account_id: account.id, api_key: k.apiKey, key_id: k.record.id, plan: account.plan, credits_remaining: v.credits_remaining, reset_date: v.reset_date };
+      return out(body, `account ${account.id} (${account.plan}, ${v.credits_remaining} credits)\nkey id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+    }
+    case 'accounts list': {
+      const list = (await run(admin.listAccounts())).map((a) => admin.viewAccount(a));
+      return out({ accounts: list }, list.length === 0 ? 'no accounts\n' : list.map((a) => `${a.account_id}  ${a.plan.padEnd(8)} ${String(a.credits_remaining).padStart(10)} credits  ${a.name ?? ''}\n`).join(''));
+    }
+    case 'accounts show': {
+      const a = await run(admin.requireAccount(one(p, 'account id')));
+      const keys = (await run(admin.listKeys(a.id))).map((k) => admin.viewKey(k));
+      const usage = await run(admin.usage(a));
+      const v = { ...admin.viewAccount(a), keys, breakdown: usage };
+      return out(v, `${JSON.stringify(v, null, 2)}\n`);
+    }
+    case 'accounts set-plan': {
+      const a = await run(admin.setPlan(one(p, 'account id'), plan(p)));
+      return out(admin.viewAccount(a), `account ${a.id} is now on ${a.plan}\n`);
+    }
+    case 'keys create': {
+      if (p.positional.length > 0) throw new UsageError('keys create takes no positional arguments');
+      const raw = str(p, 'expires-at', false);
+      const expiresAt = raw === undefined ? null : Date.parse(raw);
+      if (expiresAt !== null && (Number.isNaN(expiresAt) || !/^\d{4}-\d{2}-\d{2}/.test(raw!))) throw new UsageError(`--expires-at must be an ISO 8601 date-time (got ${JSON.stringify(raw)})`);
+      const k = await run(admin.issueKey(str(p, 'account', true)!, { name: str(p, 'name', false) ?? null, expiresAt }));
+      const body = { key_id: k.record.id, api_key: k.apiKey, account_id: k.record.accountId, prefix: k.record.prefix, expires_at: k.record.expiresAt === null ? null : new Date(k.record.expiresAt).toISOString() };
+      return out(body, `key id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+    }
+    case 'keys list': {
+      const keys = (await run(admin.listKeys(str(p, 'account', true)!))).map((k) => admin.viewKey(k));
+      return out({ keys }, keys.length === 0 ? 'no keys\n' : keys.map((k) => `${k.key_id}  ${k.prefix}...  ${k.status.padEnd(7)}  ${k.name ?? ''}\n`).join(''));
+    }
+    case 'keys revoke': {
+      const k = admin.viewKey(await run(admin.revokeKey(one(p, 'key id'))));
+      return out(k, `key ${k.key_id} revoked at ${k.revoked_at}\n`);
+    }
+    case 'credits add': {
+      if (p.positional.length > 0) throw new UsageError('credits add takes no positional arguments');
+      const a = await run(admin.addCredits(str(p, 'account', true)!, int(p, 'amount', true, 1)!));
+      const v = admin.viewAccount(a);
+      return out(v, `account ${a.id} now has ${v.credits_remaining} credits\n`);
+    }
+    default:
+      throw new UsageError(`unknown command: scour ${key.trim()}`);
+  }
+}

@@ -1,0 +1,335 @@
+/**
+ * AccountStore on PostgreSQL (pg Pool), for several processes or hosts
+ * sharing accounts. reserve, settle and release are each one statement
+ * (data-modifying CTEs): one round trip, atomic, and correct under READ
+ * COMMITTED because the guarded UPDATE re-checks its WHERE against the
+ * newest row version after waiting on the row lock. Every statement locks
+ * a hold before its account and never the reverse, so they cannot deadlock.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { Effect } from 'effect';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from '../../../core/accounts.js';
+import { ServiceUnavailable } from '../../../core/errors.js';
+import type { AccountStore, NewAccount, NewHold, NewKey } from '../../../core/ports.js';
+import { pendingMigrations, type Migration } from '../migrate.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  readonly url: string;
+  /** Pool size (default 10). */
+  readonly max?: number;
+  /** How long to wait for a connection before failing (default 5000 ms), so an unreachable server fails fast. */
+  readonly connectionTimeoutMillis?: number;
+}
+
+/** Session advisory lock key serialising migrations across processes ("scour" in ASCII). */
+const MIGRATION_LOCK = '495874355570';
+
+const INT8_OID = 20;
+/**
+ * bigint columns come back as JS numbers: epoch ms and credits stay far
+ * below 2^53. Set per pool, not globally, so other pg users are unaffected.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const ACCOUNT_COLUMNS = `id, name, plan, balance, held, period_start AS "periodStart", period_end AS "periodEnd", created_at AS "createdAt"`;
+const KEY_COLUMNS = `id, account_id AS "accountId", name, prefix, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
+
+/** Named statements: pg prepares each once per pooled connection. */
+const SQL = {
+  findKey: `SELECT k.id AS "keyId", k.hash AS "keyHash", k.account_id AS "accountId", a.plan,
+                   k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+                   a.period_end AS "periodEnd", a.created_at AS "createdAt"
+            FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
+  countAccounts: 'SELECT count(*) AS n FROM accounts',
+  createAccount: `
+    WITH a AS (
+      INSERT INTO accounts (id, name, plan, balance, held, period_start, period_end, created_at)
+      VALUES ($1, $2, $3, $4, 0, $5, $6, $5) RETURNING ${ACCOUNT_COLUMNS}
+    ), g AS (
+      INSERT INTO credit_grants (id, account_id, amount, reason, created_at)
+      SELECT $7, a.id, a.balance, 'initial', a."createdAt" FROM a WHERE a.balance > 0
+    )
+    SELECT * FROM a`,
+  getAccount: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`,
+  listAccounts: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id COLLATE "C"`,
+  setPlan: `UPDATE accounts SET plan = $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
+  addCredits: `
+    WITH a AS (
+      UPDATE accounts SET balance = balance + $2 WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}
+    ), g AS (
+      INSERT INTO credit_grants (id, account_id, amount, reason, created_at) SELECT $3, a.id, $2, $4, $5 FROM a
+    )
+    SELECT * FROM a`,
+  rollover: `UPDATE accounts SET period_start = $3, period_end = $4, balance = GREATEST(balance, $5)
+             WHERE id = $1 AND period_end = $2`,
+  createKey: `INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at, expires_at, revoked_at)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) RETURNING ${KEY_COLUMNS}`,
+  listKeys: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id COLLATE "C"`,
+  getKey: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`,
+  revokeKey: `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+  // The refusal branch locks the row (FOR SHARE) so it reports the balance as of now, not as of the statement's snapshot.
+  reserve: `
+    WITH a AS (
+      UPDATE accounts SET held = held + $3 WHERE id = $2 AND balance - held >= $3
+      RETURNING id, balance - held AS available
+    ), h AS (
+      INSERT INTO credit_holds (id, account_id, operation, credits, request_id, created_at, expires_at)
+      SELECT $1, a.id, $4, $3, $5, $6, $7 FROM a
+    ), f AS (
+      SELECT GREATEST(balance - held, 0) AS available FROM accounts
+      WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM a) FOR SHARE
+    )
+    SELECT true AS ok, available FROM a
+    UNION ALL
+    SELECT false AS ok, available FROM f`,
+  settle: `
+    WITH h AS (
+      DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, operation, credits, request_id
+    ), a AS (
+      UPDATE accounts SET balance = accounts.balance - LEAST($2::bigint, h.credits), held = accounts.held - h.credits
+      FROM h WHERE accounts.id = h.account_id
+      RETURNING accounts.id, accounts.period_start, accounts.balance - accounts.held AS available,
+                LEAST($2::bigint, h.credits) AS charged, h.operation, h.request_id
+    ), l AS (
+      INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at)
+      SELECT $3, a.id, a.operation, a.charged, a.request_id, $4 FROM a
+    ), u AS (
+      INSERT INTO usage (account_id, period_start, operation, credits, requests)
+      SELECT a.id, a.period_start, a.operation, a.charged, 1 FROM a
+      ON CONFLICT (account_id, period_start, operation)
+      DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1
+    )
+    SELECT charged, available FROM a`,
+  release: `
+    WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, credits)
+    UPDATE accounts SET held = accounts.held - h.credits FROM h WHERE accounts.id = h.account_id`,
+  expiredHolds: 'SELECT id FROM credit_holds WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2',
+  usage: `SELECT operation, credits, requests FROM usage WHERE account_id = $1 AND period_start = $2 ORDER BY operation COLLATE "C"`,
+  ledger: `SELECT id, account_id AS "accountId", operation, credits, request_id AS "requestId", created_at AS "createdAt"
+           FROM ledger WHERE account_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+} as const;
+
+type Statement = keyof typeof SQL;
+
+const SWEEP_BATCH = 500;
+
+/** Bad amounts are caller bugs, not outages: they die instead of failing with a 503. */
+const wholeCredits = (what: string, n: number, min: number): Effect.Effect<never> | undefined =>
+  Number.isSafeInteger(n) && n >= min ? undefined : Effect.die(new RangeError(`${what} must be an integer >= ${min}, got ${n}`));
+
+/** The driver's message, unless it could carry the connection string or its password. */
+function driverMessage(e: unknown, url: string): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const secrets = [url];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    if (password.length > 0) secrets.push(password);
+  } catch {
+    // Not a URL pg would parse either; the url check alone applies.
+  }
+  return secrets.some((s) => message.includes(s)) ? 'database error' : message;
+}
+
+/** Connects, migrates and returns the store; rejects with a clear Error when the server is unreachable or ahead of this build. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresAccountStore> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+    types,
+  });
+  // An idle connection dropped by the server would otherwise be an unhandled 'error' event; the next query reports it.
+  pool.on('error', () => {});
+  try {
+    await migratePostgres(pool, POSTGRES_MIGRATIONS);
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw new Error(`Cannot open the PostgreSQL account store: ${driverMessage(e, options.url)}`, { cause: e });
+  }
+  return new PostgresAccountStore(pool, options.url);
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, holding a session
+ * advisory lock so processes starting together take turns (the lock goes
+ * with the session if this process dies mid-way).
+ */
+export async function migratePostgres(pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at bigint NOT NULL
+      )`);
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      for (const m of pendingMigrations('PostgreSQL', migrations, rows.map((r) => r.version))) {
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          await client.query('COMMIT');
+        } catch (e) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw e;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch((e: Error) => {
+        broken = e;
+      });
+    }
+  } catch (e) {
+    broken = e instanceof Error ? e : new Error(String(e));
+    throw e;
+  } finally {
+    // A connection that failed is destroyed, not returned: it may still hold the lock or an open transaction.
+    client.release(broken);
+  }
+}
+
+export class PostgresAccountStore implements AccountStore {
+  private closed = false;
+
+  constructor(private readonly pool: pg.Pool, private readonly url: string) {}
+
+  private query<R extends pg.QueryResultRow, A>(
+    name: Statement,
+    values: readonly unknown[],
+    pick: (r: pg.QueryResult<R>) => A,
+  ): Effect.Effect<A, ServiceUnavailable> {
+    return Effect.tryPromise({
+      try: () => this.pool.query<R>({ name: `scour_${name}`, text: SQL[name], values: values as unknown[] }).then(pick),
+      catch: (e) => new ServiceUnavailable({ message: `Account store unavailable: ${driverMessage(e, this.url)}`, retryAfter: 1 }),
+    });
+  }
+
+  findKey(hash: string): Effect.Effect<KeyMatch | undefined, ServiceUnavailable> {
+    return this.query<KeyMatch & pg.QueryResultRow, KeyMatch | undefined>('findKey', [hash], (r) => r.rows[0]);
+  }
+
+  countAccounts(): Effect.Effect<number, ServiceUnavailable> {
+    return this.query<{ n: number }, number>('countAccounts', [], (r) => r.rows[0]?.n ?? 0);
+  }
+
+  createAccount(a: NewAccount): Effect.Effect<Account, ServiceUnavailable> {
+    return wholeCredits('credits', a.credits, 0) ??
+      this.query<AccountRow, Account>('createAccount', [a.id, a.name, a.plan, a.credits, a.now, a.periodEnd, randomUUID()], (r) => r.rows[0]!);
+  }
+
+  getAccount(id: string): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return this.query<AccountRow, Account | undefined>('getAccount', [id], (r) => r.rows[0]);
+  }
+
+  listAccounts(): Effect.Effect<readonly Account[], ServiceUnavailable> {
+    return this.query<AccountRow, readonly Account[]>('listAccounts', [], (r) => r.rows);
+  }
+
+  setPlan(id: string, plan: PlanId): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return this.query<AccountRow, Account | undefined>('setPlan', [id, plan], (r) => r.rows[0]);
+  }
+
+  addCredits(id: string, amount: number, reason: string, now: number): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return wholeCredits('amount', amount, 1) ??
+      this.query<AccountRow, Account | undefined>('addCredits', [id, amount, randomUUID(), reason, now], (r) => r.rows[0]);
+  }
+
+  rollover(id: string, expectedEnd: number, start: number, end: number, allowance: number): Effect.Effect<void, ServiceUnavailable> {
+    return wholeCredits('allowance', allowance, 0) ??
+      this.query('rollover', [id, expectedEnd, start, end, allowance], () => undefined);
+  }
+
+  createKey(k: NewKey): Effect.Effect<KeyRecord, ServiceUnavailable> {
+    return this.query<KeyRow, KeyRecord>('createKey', [k.id, k.accountId, k.name, k.prefix, k.hash, k.now, k.expiresAt], (r) => r.rows[0]!);
+  }
+
+  listKeys(accountId: string): Effect.Effect<readonly KeyRecord[], ServiceUnavailable> {
+    return this.query<KeyRow, readonly KeyRecord[]>('listKeys', [accountId], (r) => r.rows);
+  }
+
+  getKey(keyId: string): Effect.Effect<KeyRecord | undefined, ServiceUnavailable> {
+    return this.query<KeyRow, KeyRecord | undefined>('getKey', [keyId], (r) => r.rows[0]);
+  }
+
+  revokeKey(keyId: string, now: number): Effect.Effect<KeyRecord | undefined, ServiceUnavailable> {
+    return this.query<KeyRow, KeyRecord | undefined>('revokeKey', [keyId, now], (r) => r.rows[0]);
+  }
+
+  reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable> {
+    return wholeCredits('credits', h.credits, 0) ??
+      this.query<{ ok: boolean; available: number }, ReserveResult>(
+        'reserve',
+        [h.id, h.accountId, h.credits, h.operation, h.requestId, h.now, h.expiresAt],
+        (r) => {
+          const row = r.rows[0];
+          return row === undefined ? { ok: false, available: 0 } : { ok: row.ok, available: row.available };
+        },
+      );
+  }
+
+  settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable> {
+    // No row: the hold was swept (or settled) already, so nothing is charged; its account is no longer known.
+    return wholeCredits('credits', credits, 0) ??
+      this.query<{ charged: number; available: number }, SettleResult>(
+        'settle',
+        [holdId, credits, randomUUID(), now],
+        (r) => r.rows[0] ?? { charged: 0, available: 0 },
+      );
+  }
+
+  release(holdId: string): Effect.Effect<void, ServiceUnavailable> {
+    return this.query('release', [holdId], () => undefined);
+  }
+
+  /**
+   * Released one hold at a time, each with the release statement: a single
+   * statement spanning several accounts could lock them in different orders
+   * in two processes sweeping together, and deadlock.
+   */
+  sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable> {
+    return Effect.tryPromise({
+      try: async () => {
+        let released = 0;
+        for (;;) {
+          const { rows } = await this.pool.query<{ id: string }>({ name: 'scour_expiredHolds', text: SQL.expiredHolds, values: [now, SWEEP_BATCH] });
+          for (const { id } of rows) {
+            const r = await this.pool.query({ name: 'scour_release', text: SQL.release, values: [id] });
+            released += r.rowCount ?? 0;
+          }
+          if (rows.length < SWEEP_BATCH) return released;
+        }
+      },
+      catch: (e) => new ServiceUnavailable({ message: `Account store unavailable: ${driverMessage(e, this.url)}`, retryAfter: 1 }),
+    });
+  }
+
+  usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
+    return this.query<OperationUsage & pg.QueryResultRow, readonly OperationUsage[]>('usage', [accountId, periodStart], (r) => r.rows);
+  }
+
+  ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {
+    return this.query<LedgerRow & pg.QueryResultRow, readonly LedgerRow[]>('ledger', [accountId, limit], (r) => r.rows);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  dispose(): Promise<void> {
+    return this.close();
+  }
+}
+
+type AccountRow = Account & pg.QueryResultRow;
+type KeyRow = KeyRecord & pg.QueryResultRow;

@@ -1,0 +1,262 @@
+/**
+ * AccountStore on one SQLite file (better-sqlite3): the embedded default.
+ * Every call is synchronous, so methods hand back completed Effects (Exit
+ * values) and the request path never starts a fiber. Writes that read and
+ * then write run in BEGIN IMMEDIATE transactions: the write lock is taken
+ * up front, so several connections, in this process or in others sharing
+ * the file, cannot both pass the same balance check.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Effect } from 'effect';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from '../../../core/accounts.js';
+import { ServiceUnavailable } from '../../../core/errors.js';
+import type { AccountStore, Disposable, NewAccount, NewHold, NewKey } from '../../../core/ports.js';
+import { pendingMigrations, type Migration } from '../migrate.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+
+export interface SqliteStoreOptions {
+  /** The database file (its directory is created), or ':memory:'. */
+  readonly path: string;
+}
+
+const ACCOUNT_COLUMNS = `id, name, plan, balance, held, period_start AS "periodStart", period_end AS "periodEnd", created_at AS "createdAt"`;
+const KEY_COLUMNS = `id, account_id AS "accountId", name, prefix, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
+
+const unavailable = (e: unknown): ServiceUnavailable =>
+  new ServiceUnavailable({ message: `Account store unavailable: ${e instanceof Error ? e.message : String(e)}`, retryAfter: 1 });
+
+/** Bad amounts are caller bugs, not outages: they die instead of failing with a 503. */
+const wholeCredits = (what: string, n: number, min: number): Effect.Effect<never> | undefined =>
+  Number.isSafeInteger(n) && n >= min ? undefined : Effect.die(new RangeError(`${what} must be an integer >= ${min}, got ${n}`));
+
+/** Opens (creating if needed) and migrates the database, then returns the store. Throws when it cannot. */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore {
+  const memory = options.path === ':memory:';
+  if (!memory) mkdirSync(dirname(resolve(options.path)), { recursive: true });
+  const db = new Database(options.path);
+  try {
+    // busy_timeout first: switching to WAL and migrating both need locks another process may hold.
+    db.pragma('busy_timeout = 5000');
+    if (!memory) db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    migrateSqlite(db, SQLITE_MIGRATIONS);
+    return new SqliteAccountStore(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** Applies pending migrations in one IMMEDIATE transaction, so two processes opening together take turns. */
+export function migrateSqlite(db: Database.Database, migrations: readonly Migration[]): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at INTEGER NOT NULL
+    ) STRICT`);
+    const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of pendingMigrations('SQLite', migrations, applied)) {
+      db.exec(m.sql);
+      record.run(m.version, m.name, Date.now());
+    }
+  }).immediate();
+}
+
+function prepareStatements(db: Database.Database) {
+  const p = (sql: string) => db.prepare(sql);
+  return {
+    findKey: p(`SELECT k.id AS "keyId", k.hash AS "keyHash", k.account_id AS "accountId", a.plan,
+                       k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+                       a.period_end AS "periodEnd", a.created_at AS "createdAt"
+                FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
+    countAccounts: p('SELECT count(*) FROM accounts').pluck(),
+    insertAccount: p(`INSERT INTO accounts (id, name, plan, balance, held, period_start, period_end, created_at)
+                      VALUES (?, ?, ?, ?, 0, ?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`),
+    insertGrant: p('INSERT INTO credit_grants (id, account_id, amount, reason, created_at) VALUES (?, ?, ?, ?, ?)'),
+    getAccount: p(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`),
+    listAccounts: p(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`),
+    setPlan: p(`UPDATE accounts SET plan = ? WHERE id = ? RETURNING ${ACCOUNT_COLUMNS}`),
+    addCredits: p(`UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING ${ACCOUNT_COLUMNS}`),
+    rollover: p(`UPDATE accounts SET period_start = ?, period_end = ?, balance = max(balance, ?)
+                 WHERE id = ? AND period_end = ?`),
+    insertKey: p(`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at, expires_at, revoked_at)
+                  VALUES (?, ?, ?, ?, ?, ?, ?, NULL) RETURNING ${KEY_COLUMNS}`),
+    listKeys: p(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`),
+    getKey: p(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+    revokeKey: p(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING ${KEY_COLUMNS}`),
+    holdCredits: p(`UPDATE accounts SET held = held + ? WHERE id = ? AND balance - held >= ?
+                    RETURNING balance - held AS available`),
+    available: p('SELECT max(balance - held, 0) FROM accounts WHERE id = ?').pluck(),
+    insertHold: p(`INSERT INTO credit_holds (id, account_id, operation, credits, request_id, created_at, expires_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    deleteHold: p('DELETE FROM credit_holds WHERE id = ? RETURNING account_id, operation, credits, request_id'),
+    charge: p(`UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ?
+               RETURNING period_start AS "periodStart", balance - held AS available`),
+    insertLedger: p(`INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`),
+    addUsage: p(`INSERT INTO usage (account_id, period_start, operation, credits, requests) VALUES (?, ?, ?, ?, 1)
+                 ON CONFLICT (account_id, period_start, operation)
+                 DO UPDATE SET credits = credits + excluded.credits, requests = requests + 1`),
+    unhold: p('UPDATE accounts SET held = held - ? WHERE id = ?'),
+    expiredHolds: p('DELETE FROM credit_holds WHERE expires_at <= ? RETURNING account_id, credits'),
+    usage: p(`SELECT operation, credits, requests FROM usage WHERE account_id = ? AND period_start = ? ORDER BY operation`),
+    ledger: p(`SELECT id, account_id AS "accountId", operation, credits, request_id AS "requestId", created_at AS "createdAt"
+               FROM ledger WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`),
+  };
+}
+
+interface HoldRow { account_id: string; operation: string; credits: number; request_id: string }
+
+export class SqliteAccountStore implements AccountStore, Disposable {
+  private readonly s: ReturnType<typeof prepareStatements>;
+  private readonly reserveTx: (h: NewHold) => ReserveResult;
+  private readonly settleTx: (holdId: string, credits: number, now: number) => SettleResult;
+  private readonly releaseTx: (holdId: string) => void;
+  private readonly sweepTx: (now: number) => number;
+  private readonly createAccountTx: (a: NewAccount) => Account;
+  private readonly addCreditsTx: (id: string, amount: number, reason: string, now: number) => Account | undefined;
+
+  constructor(private readonly db: Database.Database) {
+    const s = (this.s = prepareStatements(db));
+
+    this.reserveTx = db.transaction((h: NewHold): ReserveResult => {
+      const held = s.holdCredits.get(h.credits, h.accountId, h.credits) as { available: number } | undefined;
+      if (held === undefined) {
+        const available = s.available.get(h.accountId) as number | undefined;
+        return { ok: false, available: available ?? 0 };
+      }
+      s.insertHold.run(h.id, h.accountId, h.operation, h.credits, h.requestId, h.now, h.expiresAt);
+      return { ok: true, available: held.available };
+    }).immediate;
+
+    this.settleTx = db.transaction((holdId: string, credits: number, now: number): SettleResult => {
+      const hold = s.deleteHold.get(holdId) as HoldRow | undefined;
+      // Swept already (its request outlived the hold): the credits went back, nothing is charged.
+      // The account is no longer known from the hold id, so no balance can be reported.
+      if (hold === undefined) return { charged: 0, available: 0 };
+      const charged = Math.min(credits, hold.credits);
+      const after = s.charge.get(charged, hold.credits, hold.account_id) as { periodStart: number; available: number } | undefined;
+      if (after === undefined) return { charged: 0, available: 0 };
+      s.insertLedger.run(randomUUID(), hold.account_id, hold.operation, charged, hold.request_id, now);
+      s.addUsage.run(hold.account_id, after.periodStart, hold.operation, charged);
+      return { charged, available: after.available };
+    }).immediate;
+
+    this.releaseTx = db.transaction((holdId: string): void => {
+      const hold = s.deleteHold.get(holdId) as HoldRow | undefined;
+      if (hold !== undefined) s.unhold.run(hold.credits, hold.account_id);
+    }).immediate;
+
+    this.sweepTx = db.transaction((now: number): number => {
+      const holds = s.expiredHolds.all(now) as { account_id: string; credits: number }[];
+      for (const h of holds) s.unhold.run(h.credits, h.account_id);
+      return holds.length;
+    }).immediate;
+
+    this.createAccountTx = db.transaction((a: NewAccount): Account => {
+      const account = s.insertAccount.get(a.id, a.name, a.plan, a.credits, a.now, a.periodEnd, a.now) as Account;
+      if (a.credits > 0) s.insertGrant.run(randomUUID(), a.id, a.credits, 'initial', a.now);
+      return account;
+    }).immediate;
+
+    this.addCreditsTx = db.transaction((id: string, amount: number, reason: string, now: number): Account | undefined => {
+      const account = s.addCredits.get(amount, id) as Account | undefined;
+      if (account !== undefined) s.insertGrant.run(randomUUID(), id, amount, reason, now);
+      return account;
+    }).immediate;
+  }
+
+  private run<A>(f: () => A): Effect.Effect<A, ServiceUnavailable> {
+    try {
+      return Effect.succeed(f());
+    } catch (e) {
+      return Effect.fail(unavailable(e));
+    }
+  }
+
+  findKey(hash: string): Effect.Effect<KeyMatch | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.findKey.get(hash) as KeyMatch | undefined);
+  }
+
+  countAccounts(): Effect.Effect<number, ServiceUnavailable> {
+    return this.run(() => this.s.countAccounts.get() as number);
+  }
+
+  createAccount(a: NewAccount): Effect.Effect<Account, ServiceUnavailable> {
+    return wholeCredits('credits', a.credits, 0) ?? this.run(() => this.createAccountTx(a));
+  }
+
+  getAccount(id: string): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.getAccount.get(id) as Account | undefined);
+  }
+
+  listAccounts(): Effect.Effect<readonly Account[], ServiceUnavailable> {
+    return this.run(() => this.s.listAccounts.all() as Account[]);
+  }
+
+  setPlan(id: string, plan: PlanId): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.setPlan.get(plan, id) as Account | undefined);
+  }
+
+  addCredits(id: string, amount: number, reason: string, now: number): Effect.Effect<Account | undefined, ServiceUnavailable> {
+    return wholeCredits('amount', amount, 1) ?? this.run(() => this.addCreditsTx(id, amount, reason, now));
+  }
+
+  rollover(id: string, expectedEnd: number, start: number, end: number, allowance: number): Effect.Effect<void, ServiceUnavailable> {
+    return wholeCredits('allowance', allowance, 0) ?? this.run(() => {
+      this.s.rollover.run(start, end, allowance, id, expectedEnd);
+    });
+  }
+
+  createKey(k: NewKey): Effect.Effect<KeyRecord, ServiceUnavailable> {
+    return this.run(() => this.s.insertKey.get(k.id, k.accountId, k.name, k.prefix, k.hash, k.now, k.expiresAt) as KeyRecord);
+  }
+
+  listKeys(accountId: string): Effect.Effect<readonly KeyRecord[], ServiceUnavailable> {
+    return this.run(() => this.s.listKeys.all(accountId) as KeyRecord[]);
+  }
+
+  getKey(keyId: string): Effect.Effect<KeyRecord | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.getKey.get(keyId) as KeyRecord | undefined);
+  }
+
+  revokeKey(keyId: string, now: number): Effect.Effect<KeyRecord | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.revokeKey.get(now, keyId) as KeyRecord | undefined);
+  }
+
+  reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable> {
+    return wholeCredits('credits', h.credits, 0) ?? this.run(() => this.reserveTx(h));
+  }
+
+  settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable> {
+    return wholeCredits('credits', credits, 0) ?? this.run(() => this.settleTx(holdId, credits, now));
+  }
+
+  release(holdId: string): Effect.Effect<void, ServiceUnavailable> {
+    return this.run(() => this.releaseTx(holdId));
+  }
+
+  sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable> {
+    return this.run(() => this.sweepTx(now));
+  }
+
+  usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
+    return this.run(() => this.s.usage.all(accountId, periodStart) as OperationUsage[]);
+  }
+
+  ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {
+    return this.run(() => this.s.ledger.all(accountId, limit) as LedgerRow[]);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  dispose(): void {
+    this.close();
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The account stages of the pipeline: auth (bearer key -> account), quota
+ * (the plan's rate windows and concurrency per operation), gate (plan-gated
+ * features), reserve (hold the price before work) and bill (charge the hold
+ * when work succeeds). Holds and concurrency slots are released by
+ * finalizers, so every exit path (failure, client abort) gives them back.
+ */
+import { Effect, Exit } from 'effect';
+import { addFinalizer, type RequestContext } from '../context.js';
+import {
+  AuthenticationFailed, Forbidden, NoCredits, RateLimited, type ServiceUnavailable, Unauthorized,
+} from '../errors.js';
+import { chain } from '../fast-effect.js';
+import { keyState, KEY_PATTERN, parseBearer, periodContaining, type PlanId } from '../accounts.js';
+import { defineStage } from '../pipeline.js';
+import type { AccountStore, Clock, IdGenerator, RateLimiter, RateRule, Secrets } from '../ports.js';
+import type {
+  AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Feature, GateStage, QuotaStage, Reserved, ReserveStage,
+} from '../stages.js';
+import { writeRateHeaders } from './client-quota.js';
+
+/** What the stages need to know about plans (config/plans.ts provides it). */
+export interface PlanBook {
+  monthlyCredits(plan: PlanId): number;
+  limits(plan: PlanId, operation: string): { readonly windows: readonly RateRule[]; readonly concurrency: number };
+  /** Display name ("Starter"). */
+  name(plan: PlanId): string;
+  /** Whether `plan` includes `feature`; else the lowest plan that does and the request field that asks for it. */
+  allows(plan: PlanId, feature: Feature): true | { readonly minPlan: PlanId; readonly field: string };
+}
+
+export interface AccountStageDeps {
+  readonly store: AccountStore;
+  readonly limiter: RateLimiter;
+  readonly secrets: Secrets;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly plans: PlanBook;
+  readonly upgradeUrl: string;
+  /** How long a concurrency slot may be held before it lapses (a crashed process). */
+  readonly slotLeaseMs: number;
+  /** How long a credit hold lives before the sweeper releases it. */
+  readonly holdTtlMs: number;
+}
+
+/** A cleanup that must not fail: completed ones stay synchronous (Exit), others have their failure dropped. */
+const quiet = <E>(e: Effect.Effect<void, E>): Effect.Effect<void> => (Exit.isExit(e) ? Effect.void : Effect.ignore(e));
+
+const MISSING = new Unauthorized({ message: 'Missing API key: send the header "Authorization: Bearer <API_KEY>"' });
+const MALFORMED = new Unauthorized({ message: 'Malformed Authorization header: expected "Bearer <API_KEY>"' });
+const UNKNOWN = new AuthenticationFailed({ message: 'Invalid API key' });
+const REVOKED = new AuthenticationFailed({ message: 'This API key has been revoked' });
+const EXPIRED = new AuthenticationFailed({ message: 'This API key has expired' });
+
+export function authStage(d: AccountStageDeps): AuthStage {
+  return defineStage('auth', (ctx: RequestContext): Effect.Effect<Authenticated, Unauthorized | AuthenticationFailed | ServiceUnavailable> => {
+    const header = ctx.headers.authorization;
+    if (header === undefined || header === '') return Effect.fail(MISSING);
+    const token = parseBearer(header);
+    if (token === undefined) return Effect.fail(MALFORMED);
+    // Not a key this service could have issued: no lookup needed.
+    if (!KEY_PATTERN.test(token)) return Effect.fail(UNKNOWN);
+    const hash = d.secrets.sha256(token);
+    const now = ctx.receivedAt;
+    return chain(d.store.findKey(hash), (m): Effect.Effect<{ account: { id: string; plan: PlanId; keyId: string } }, AuthenticationFailed | ServiceUnavailable> => {
+      if (m === undefined || !d.secrets.equal(m.keyHash, hash)) return Effect.fail(UNKNOWN);
+      const state = keyState(m, now);
+      if (state !== 'active') return Effect.fail(state === 'revoked' ? REVOKED : EXPIRED);
+      const found = { account: { id: m.accountId, plan: m.plan, keyId: m.keyId } };
+      if (m.periodEnd > now) return Effect.succeed(found);
+      // The billing period ended: start the current one (refills the monthly allowance) before anything reads the balance.
+      const p = periodContaining(m.createdAt, now);
+      return chain(d.store.rollover(m.accountId, m.periodEnd, p.start, p.end, d.plans.monthlyCredits(m.plan)), () => Effect.succeed(found));
+    });
+  });
+}
+
+const unit = (s: number): string => (s === 60 ? 'minute' : s === 3600 ? 'hour' : s === 86_400 ? 'day' : `${s} seconds`);
+
+export function quotaStage(d: AccountStageDeps, operation: string): QuotaStage {
+  return defineStage('quota', (ctx: RequestContext & { readonly account: { readonly id: string; readonly plan: PlanId } }) => {
+    const { id, plan } = ctx.account;
+    const limits = d.plans.limits(plan, operation);
+    const now = ctx.receivedAt;
+    return chain(d.limiter.hit(`acct:${id}:${operation}`, limits.windows, now), (r): Effect.Effect<Admitted, RateLimited | ServiceUnavailable> => {
+      writeRateHeaders(ctx, r);
+      if (!r.allowed) {
+        return Effect.fail(new RateLimited({
+          message: `Rate limit exceeded: the ${d.plans.name(plan)} plan allows ${r.limit} ${operation} requests per ${unit(r.windowSeconds)}. Retry after ${r.retryAfter} seconds.`,
+          retryAfter: r.retryAfter, limit: r.limit, remaining: 0, reset: r.reset, upgradeUrl: d.upgradeUrl,
+        }));
+      }
+      if (limits.concurrency <= 0) return Effect.succeed({ rateLimit: r });
+      const slotKey = `acct:${id}:${operation}`;
+      const token = ctx.requestId;
+      return chain(d.limiter.acquire(slotKey, token, limits.concurrency, d.slotLeaseMs, now), (s) => {
+        if (!s.acquired) {
+          return Effect.fail(new RateLimited({
+            message: `Concurrency limit exceeded: the ${d.plans.name(plan)} plan allows ${s.max} ${operation} requests in flight at once. Retry when one finishes.`,
+            retryAfter: 1, limit: s.max, remaining: 0, reset: Math.ceil(now / 1000) + 1, upgradeUrl: d.upgradeUrl,
+          }));
+        }
+        addFinalizer(ctx, () => d.limiter.release(slotKey, token));
+        return Effect.succeed({ rateLimit: r });
+      });
+    });
+  });
+}
+
+export function gateStage<T>(d: AccountStageDeps, features: (input: T) => readonly Feature[]): GateStage<T> {
+  return defineStage('gate', (ctx: RequestContext & { readonly account: { readonly plan: PlanId }; readonly input: T }) => {
+    const asked = features(ctx.input);
+    for (const f of asked) {
+      const ok = d.plans.allows(ctx.account.plan, f);
+      if (ok !== true) {
+        return Effect.fail(new Forbidden({
+          message: `${ok.field} requires the ${d.plans.name(ok.minPlan)} plan or higher; this account is on the ${d.plans.name(ctx.account.plan)} plan`,
+          upgradeUrl: d.upgradeUrl,
+        }));
+      }
+    }
+    return Effect.succeed({ gated: true as const });
+  });
+}
+
+export function reserveStage<T>(d: AccountStageDeps, operation: string, price: (input: T) => number): ReserveStage<T> {
+  return defineStage('reserve', (ctx: RequestContext & { readonly account: { readonly id: string }; readonly input: T }) => {
+    const credits = price(ctx.input);
+    if (!Number.isInteger(credits) || credits < 0) return Effect.die(new Error(`price of ${operation} is not a whole number of credits: ${credits}`));
+    const holdId = d.ids.next();
+    const now = ctx.receivedAt;
+    return chain(
+      d.store.reserve({ id: holdId, accountId: ctx.account.id, operation, credits, requestId: ctx.requestId, now, expiresAt: now + d.holdTtlMs }),
+      (r): Effect.Effect<Reserved, NoCredits> => {
+        if (!r.ok) {
+          return Effect.fail(new NoCredits({
+            message: `Insufficient credits: this request costs ${credits} credits and the account has ${r.available}`,
+            creditsRemaining: r.available, creditsRequired: credits, upgradeUrl: d.upgradeUrl,
+          }));
+        }
+        const hold = { id: holdId, operation, credits, settled: false };
+        addFinalizer(ctx, () => (hold.settled ? Effect.void : quiet(d.store.release(holdId))));
+        return Effect.succeed({ hold });
+      },
+    );
+  });
+}
+
+export function billStage(d: AccountStageDeps): BillStage {
+  return defineStage('bill', (ctx: RequestContext & Reserved) => {
+    const hold = ctx.hold;
+    return chain(d.store.settle(hold.id, hold.credits, d.clock.now()), (r) => {
+      hold.settled = true;
+      return Effect.succeed({ charge: { creditsUsed: r.charged, remainingCredits: r.available } });
+    });
+  });
+}
+
+/** The admin API's auth: the bearer token must equal SCOUR_ADMIN_TOKEN (compared in constant time). */
+export function adminStage(secrets: Secrets, adminToken: string): AdminStage {
+  const wrong = new AuthenticationFailed({ message: 'Invalid admin token' });
+  return defineStage('auth', (ctx: RequestContext): Effect.Effect<AdminAuthenticated, Unauthorized | AuthenticationFailed> => {
+    const header = ctx.headers.authorization;
+    if (header === undefined || header === '') return Effect.fail(new Unauthorized({ message: 'Missing admin token: send "Authorization: Bearer <SCOUR_ADMIN_TOKEN>"' }));
+    const token = parseBearer(header);
+    if (token === undefined) return Effect.fail(MALFORMED);
+    return secrets.equal(token, adminToken) ? Effect.succeed({ admin: true as const }) : Effect.fail(wrong);
+  });
+}
