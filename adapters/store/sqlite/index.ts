@@ -113,6 +113,7 @@ interface HoldRow { account_id: string; operation: string; credits: number; requ
 
 export class SqliteAccountStore implements AccountStore, Disposable {
   private readonly s: ReturnType<typeof prepareStatements>;
+  // Each is the IMMEDIATE variant: the write lock is taken before the first read, so no check can go stale.
   private readonly reserveTx: (h: NewHold) => ReserveResult;
   private readonly settleTx: (holdId: string, credits: number, now: number) => SettleResult;
   private readonly releaseTx: (holdId: string) => void;
