@@ -124,7 +124,7 @@ export class Forbidden extends Data.TaggedError('Forbidden')<{ readonly message:
   fields() { return { upgrade_url: this.upgradeUrl }; }
 }
 
-const S_NOTFOUND = spec('NotFound', 404, 'NOT_FOUND', 'No route matches the path.');
+const S_NOTFOUND = spec('NotFound', 404, 'NOT_FOUND', 'No route matches the path, or the account or key does not exist.');
 export class NotFound extends Data.TaggedError('NotFound')<{ readonly message: string }> implements ApiFailure {
   readonly status = S_NOTFOUND.status;
   readonly code = S_NOTFOUND.code;
@@ -178,7 +178,7 @@ export class InternalError extends Data.TaggedError('InternalError')<{ readonly 
   fields() { return {}; }
 }
 
-const S_UNAVAILABLE = spec('ServiceUnavailable', 503, 'SERVICE_UNAVAILABLE', 'The server is shutting down or overloaded. Retry on another instance or later.');
+const S_UNAVAILABLE = spec('ServiceUnavailable', 503, 'SERVICE_UNAVAILABLE', 'The server is shutting down, or its database or Redis cannot be reached. Retry later.');
 export class ServiceUnavailable extends Data.TaggedError('ServiceUnavailable')<{ readonly message: string; readonly retryAfter: number }> implements ApiFailure {
   readonly status = S_UNAVAILABLE.status;
   readonly code = S_UNAVAILABLE.code;

@@ -7,6 +7,13 @@
 // (paired), since these machines are shared and their speed drifts from one
 // minute to the next. Prints a table and writes benchmarks/results/http.json.
 //
+// The same rounds also measure authenticated GET /v1/usage (auth, quota,
+// rate-limit headers, the usage query) on Scour over uWS in its embedded
+// configuration (SQLite, in-process limiter) and its shared one (PostgreSQL,
+// Redis), against the bare uWS server answering a fixed body of the same
+// size (see usage-setup.mjs for the accounts, database and prefix it makes
+// and removes).
+//
 // Settings: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, default 2),
 // BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100).
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,6 +21,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cleanEnv, PLANS_OVERRIDE, setupUsage, USAGE_PLAN } from './usage-setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -21,6 +29,7 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const PATH = '/v1/tools/uuid-generator';
+const USAGE_PATH = '/v1/usage';
 
 function has(cmd) {
   try {
@@ -55,31 +64,64 @@ if (!String(uws.App).includes('[native code]')) {
 }
 
 const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench') };
-const targets = [
-  { id: 'bare_uws', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {} },
-  { id: 'ideal_uws', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {} },
-  { id: 'scour_uws', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' } },
-  { id: 'scour_node', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' } },
-  { id: 'fastify', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {} },
-];
 
 const luaPath = join(root, 'benchmarks/http/post-empty.lua');
 writeFileSync(luaPath, 'wrk.method = "POST"\nwrk.body = "{}"\nwrk.headers["Content-Type"] = "application/json"\n');
+
+const usage = await setupUsage(root, scourEnv);
+let current = null;
+let cleaning = null;
+const cleanup = () => (cleaning ??= usage.cleanup());
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    current?.kill('SIGKILL');
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** What wrk sends to a target and how its readiness probe checks the answer. */
+const postLoad = {
+  method: 'POST', path: PATH, lua: luaPath,
+  probe: async (port) => {
+    const res = await fetch(`http://127.0.0.1:${port}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const body = await res.json();
+    if (res.status !== 200 || !Array.isArray(body.uuids) || body.uuids.length !== 1) throw new Error(`bad answer ${res.status} ${JSON.stringify(body)}`);
+  },
+};
+const usageLoad = ({ key, lua }) => ({
+  method: 'GET', path: USAGE_PATH, lua,
+  probe: async (port) => {
+    const res = await fetch(`http://127.0.0.1:${port}${USAGE_PATH}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.json();
+    if (res.status !== 200 || !Number.isInteger(body.credits_remaining)) throw new Error(`bad answer ${res.status} ${JSON.stringify(body)}`);
+  },
+});
+
+const targets = [
+  { id: 'bare_uws', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: postLoad },
+  { id: 'ideal_uws', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {}, load: postLoad },
+  { id: 'scour_uws', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' }, load: postLoad },
+  { id: 'scour_node', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' }, load: postLoad },
+  { id: 'fastify', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {}, load: postLoad },
+  // The usage rows, the bare GET placed right before the two it is paired with.
+  { id: 'bare_uws_get', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: usageLoad(usage.bare) },
+  { id: 'scour_usage_embedded', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.embedded.env, load: usageLoad(usage.embedded) },
+  { id: 'scour_usage_shared', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: usageLoad(usage.shared) },
+];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function startServer(target, port) {
   const [cmd, ...pre] = [...serverPin, process.execPath];
-  const child = spawn(cmd, [...pre, ...target.args], { cwd: root, env: { ...process.env, ...target.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, [...pre, ...target.args], { cwd: root, env: cleanEnv({ ...target.env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  current = child;
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      const body = await res.json();
-      if (res.status !== 200 || !Array.isArray(body.uuids) || body.uuids.length !== 1) throw new Error(`bad answer ${res.status} ${JSON.stringify(body)}`);
+      await target.load.probe(port);
       return child;
     } catch (e) {
       if (child.exitCode !== null) throw new Error(`${target.name} exited: ${log}`);
@@ -92,9 +134,9 @@ async function startServer(target, port) {
 
 const toMs = (v, unit) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
-function wrk(port, seconds) {
+function wrk(port, seconds, load) {
   const [cmd, ...pre] = [...loadPin, 'wrk'];
-  const out = execFileSync(cmd, [...pre, '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', luaPath, `http://127.0.0.1:${port}${PATH}`], { encoding: 'utf8' });
+  const out = execFileSync(cmd, [...pre, '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', load.lua, `http://127.0.0.1:${port}${load.path}`], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const pct = (p) => {
     const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
@@ -107,26 +149,32 @@ function wrk(port, seconds) {
 
 const samples = Object.fromEntries(targets.map((t) => [t.id, []]));
 let port = 19_100;
-for (let r = 1; r <= rounds; r++) {
-  for (const t of targets) {
-    port++;
-    const child = await startServer(t, port);
-    try {
-      if (warmup > 0) wrk(port, warmup);
-      const s = wrk(port, duration);
-      if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
-      samples[t.id].push(s);
-      console.log(`round ${r}/${rounds}  ${t.name.padEnd(22)} ${Math.round(s.rps).toString().padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
-    } finally {
-      child.kill('SIGKILL');
-      await sleep(300);
+try {
+  for (let r = 1; r <= rounds; r++) {
+    for (const t of targets) {
+      port++;
+      const child = await startServer(t, port);
+      try {
+        if (warmup > 0) wrk(port, warmup, t.load);
+        const s = wrk(port, duration, t.load);
+        if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
+        samples[t.id].push(s);
+        const label = `${t.load.method} ${t.load === postLoad ? '' : `${t.load.path} `}${t.name}`;
+        console.log(`round ${r}/${rounds}  ${label.padEnd(40)} ${Math.round(s.rps).toString().padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+      } finally {
+        child.kill('SIGKILL');
+        current = null;
+        await sleep(300);
+      }
     }
   }
+} finally {
+  await cleanup();
 }
 
 const median = (xs) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)];
 const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = targets.map((t) => ({ id: t.id, name: t.name, ...median(samples[t.id]), samples: samples[t.id].map((s) => Math.round(s.rps)) }));
+const results = targets.map((t) => ({ id: t.id, name: t.name, method: t.load.method, path: t.load.path, ...median(samples[t.id]), samples: samples[t.id].map((s) => Math.round(s.rps)) }));
 const by = Object.fromEntries(results.map((r) => [r.id, r]));
 /** Median over rounds of a/b measured in the same round. */
 const paired = (a, b) => medianOf(samples[a].map((s, i) => s.rps / samples[b][i].rps));
@@ -137,8 +185,16 @@ const ratios = {
   hand_written_vs_bare_uws: paired('ideal_uws', 'bare_uws'),
   scour_node_vs_fastify: paired('scour_node', 'fastify'),
   bare_uws_vs_fastify: paired('bare_uws', 'fastify'),
+  scour_usage_embedded_vs_bare_uws_get: paired('scour_usage_embedded', 'bare_uws_get'),
+  scour_usage_shared_vs_bare_uws_get: paired('scour_usage_shared', 'bare_uws_get'),
+  scour_usage_shared_vs_embedded: paired('scour_usage_shared', 'scour_usage_embedded'),
+  bare_uws_get_vs_bare_uws: paired('bare_uws_get', 'bare_uws'),
 };
-const targetsMet = { 'Scour/uWS >= 70% of bare uWS': ratios.scour_uws_vs_bare_uws >= 0.7, 'Scour/uWS >= 1.5x Fastify': ratios.scour_uws_vs_fastify >= 1.5 };
+const targetsMet = {
+  'Scour/uWS >= 70% of bare uWS': ratios.scour_uws_vs_bare_uws >= 0.7,
+  'Scour/uWS >= 1.5x Fastify': ratios.scour_uws_vs_fastify >= 1.5,
+  'Scour GET /v1/usage (embedded) >= 40% of bare uWS': ratios.scour_usage_embedded_vs_bare_uws_get >= 0.4,
+};
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const lines = [
@@ -148,7 +204,15 @@ const lines = [
   '',
   '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify | rounds (req/s) |',
   '|---|---:|---:|---:|---:|---:|---|',
-  ...results.map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
+  ...results.filter((r) => r.method === 'POST').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
+  '',
+  `GET ${USAGE_PATH} with "Authorization: Bearer <key>" (plan ${USAGE_PLAN}, usage rate limit lifted), same rounds; the ceiling answers a fixed ${USAGE_PATH}-shaped body without auth`,
+  '',
+  '| server | path | requests/s | p50 ms | p99 ms | vs bare uWS GET | rounds (req/s) |',
+  '|---|---|---:|---:|---:|---:|---|',
+  ...results.filter((r) => r.method === 'GET').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
+  '',
+  `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (no target)`,
   '',
   ...Object.entries(targetsMet).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`),
 ];
@@ -161,8 +225,15 @@ const out = {
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: cpus().length,
   pinned: pin,
-  settings: { duration_s: duration, warmup_s: warmup, rounds, connections, path: PATH, load_generator: 'wrk -t1' },
-  results: results.map(({ id, name, rps, p50, p99, samples: s }) => ({ id, name, requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, round_rps: s })),
+  settings: {
+    duration_s: duration, warmup_s: warmup, rounds, connections, path: PATH, load_generator: 'wrk -t1',
+    usage: {
+      method: 'GET', path: USAGE_PATH, auth: 'Authorization: Bearer <api_key from `scour accounts create --plan unicorn --json`>', plan: USAGE_PLAN, plans_override: PLANS_OVERRIDE,
+      embedded: 'SQLite in a fresh data dir, in-process limiter', shared: 'fresh PostgreSQL database, Redis with a unique key prefix (both removed after the run)',
+      ceiling: `bare uWS answering a fixed ${USAGE_PATH}-shaped JSON body, no auth`,
+    },
+  },
+  results: results.map(({ id, name, method, path, rps, p50, p99, samples: s }) => ({ id, name, method, path, requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, round_rps: s })),
   ratios,
   targets: targetsMet,
 };

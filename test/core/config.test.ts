@@ -19,24 +19,31 @@ describe('settings from the environment', () => {
       PORT: '9000', HOST: '127.0.0.1', SCOUR_DATA_DIR: '/tmp/x', LOG_LEVEL: 'debug', SCOUR_HTTP_ADAPTER: 'node',
       SCOUR_BODY_LIMIT: '2m', SCOUR_TOOLS_RATE_LIMIT: '5', SCOUR_TOOLS_RATE_WINDOW: '10', SCOUR_SHUTDOWN_TIMEOUT: '3',
       SCOUR_TRUST_PROXY: 'true', SCOUR_UPGRADE_URL: '/billing',
+      DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', SCOUR_REDIS_PREFIX: 'acme:',
+      SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
       toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, trustProxy: true, upgradeUrl: '/billing',
+      databaseUrl: 'postgres://u@127.0.0.1:5432/db', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'acme:',
+      adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false,
     });
   });
 
   it('refuses invalid settings, naming each one', () => {
     let err: ConfigError | undefined;
     try {
-      loadSettings({ PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x' });
+      loadSettings({
+        PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x',
+        DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps',
+      });
     } catch (e) {
       err = e as ConfigError;
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err!.code).toBe('CONFIG_INVALID');
-    expect(err!.issues).toHaveLength(8);
-    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL']) {
+    expect(err!.issues).toHaveLength(13);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY']) {
       expect(err!.message).toContain(name);
     }
   });
@@ -53,6 +60,7 @@ describe('logging', () => {
     const sink = new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } });
     const log = createLogger('info', sink);
     log.info({ headers: { authorization: 'Bearer sk_live_abcdef' }, api_key: 'sk_live_abcdef', account: { api_key: 'sk_live_abcdef', token: 't0k' } }, 'request');
+    log.info({ admin_token: 'sk_live_abcdef', apiKey: 'sk_live_abcdef' }, 'admin');
     log.child({ authorization: 'Bearer sk_live_abcdef' }).warn('child');
     const all = lines.join('');
     expect(all).not.toContain('sk_live_abcdef');

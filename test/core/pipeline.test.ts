@@ -1,7 +1,7 @@
 /** The typed stage pipeline at run time, the client quota stage, route checks at boot, reply headers. */
 import { Effect, Exit } from 'effect';
 import { describe, expect, it } from 'vitest';
-import { ReplyMeta, type RequestContext } from '../../core/context.js';
+import { addFinalizer, ReplyMeta, type RequestContext } from '../../core/context.js';
 import { RateLimited } from '../../core/errors.js';
 import { defineStage, Pipeline } from '../../core/pipeline.js';
 import { clientQuotaStage } from '../../core/stages/client-quota.js';
@@ -50,6 +50,61 @@ describe('pipeline', () => {
     // Another client has its own window.
     expect(Effect.runSync(run(baseCtx('10.9.9.9')))).toBe(1);
     limiter.dispose();
+  });
+});
+
+describe('finalizers', () => {
+  const holding = (log: string[], name: string, fail = false) => defineStage(name, (ctx: RequestContext) => {
+    log.push(`take ${name}`);
+    addFinalizer(ctx, () => Effect.sync(() => void log.push(`release ${name}`)));
+    return fail ? Effect.fail(`${name} failed`) : Effect.succeed({});
+  });
+
+  it('run in reverse order after the handler, and a synchronous pipeline stays an Exit', () => {
+    const log: string[] = [];
+    const syncFin = defineStage('a', (ctx: RequestContext) => {
+      addFinalizer(ctx, () => Effect.succeed(void log.push('release a')));
+      return Effect.succeed({});
+    });
+    const syncFin2 = defineStage('b', (ctx: RequestContext) => {
+      addFinalizer(ctx, () => Effect.succeed(void log.push('release b')));
+      return Effect.succeed({});
+    });
+    const run = Pipeline.from<RequestContext>().then(syncFin).then(syncFin2).handle(() => Effect.succeed(void log.push('handler')));
+    const out = run(baseCtx());
+    expect(Exit.isExit(out)).toBe(true);
+    expect(log).toEqual(['handler', 'release b', 'release a']);
+  });
+
+  it('run when a later stage fails, and not for stages that never ran', () => {
+    const log: string[] = [];
+    const run = Pipeline.from<RequestContext>().then(holding(log, 'slot')).then(holding(log, 'hold', true)).then(holding(log, 'never'))
+      .handle(() => Effect.sync(() => log.push('handler')));
+    expect(Exit.isFailure(Effect.runSyncExit(run(baseCtx())))).toBe(true);
+    expect(log).toEqual(['take slot', 'take hold', 'release hold', 'release slot']);
+  });
+
+  it('run when the request is interrupted (client abort), before the fiber ends', async () => {
+    const log: string[] = [];
+    const run = Pipeline.from<RequestContext>().then(holding(log, 'slot'))
+      .handle(() => Effect.andThen(Effect.sleep(5_000), Effect.sync(() => log.push('handler'))));
+    const done = new Promise<void>((resolve) => {
+      const interrupt = Effect.runCallback(run(baseCtx()), { onExit: () => { log.push('exit'); resolve(); } });
+      setTimeout(() => interrupt(), 20);
+    });
+    await done;
+    expect(log).toEqual(['take slot', 'release slot', 'exit']);
+  });
+
+  it('a finalizer that throws does not stop the others', () => {
+    const log: string[] = [];
+    const bad = defineStage('bad', (ctx: RequestContext) => {
+      addFinalizer(ctx, () => { throw new Error('boom'); });
+      return Effect.succeed({});
+    });
+    const run = Pipeline.from<RequestContext>().then(holding(log, 'slot')).then(bad).handle(() => Effect.succeed(1));
+    expect(Effect.runSync(run(baseCtx()))).toBe(1);
+    expect(log).toEqual(['take slot', 'release slot']);
   });
 });
 
