@@ -66,7 +66,8 @@ export function openApiDocument(routes: readonly Route<unknown, unknown>[], info
         return { 'application/json': { schema }, 'application/msgpack': { schema } };
       })()
       : { [r.produces.contentType.split(';')[0]!]: { schema: { type: 'string' } } };
-    responses['200'] = { description: 'Success', content: ok, ...(r.tags?.includes('tools') ? { headers: RATE_HEADERS } : {}) };
+    const rated = r.tags?.includes('tools') || r.auth === 'bearer';
+    responses[String(r.status ?? 200)] = { description: r.status === 201 ? 'Created' : 'Success', content: ok, ...(rated ? { headers: RATE_HEADERS } : {}) };
     for (const s of [...statuses].sort()) {
       responses[String(s)] = {
         description: (byStatus.get(s) ?? ['Error']).join(' | '),

@@ -103,6 +103,7 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
   async function createAccount(plan: string, credits?: number, name?: string): Promise<Created> {
     const r = await admin('POST', '/accounts', { plan, ...(credits === undefined ? {} : { credits }), ...(name === undefined ? {} : { name }) });
     expect(r.status, r.text).toBe(201);
+    issued.push(r.body.api_key);
     return r.body as Created;
   }
   const detail = async (id: string) => {
@@ -116,6 +117,8 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     return r.body.ledger;
   };
 
+  /** Every API key issued through createAccount: none may reach the logs. */
+  const issued: string[] = [];
   /** Checked at the end, once the aborted request's work would have finished had it not been interrupted. */
   let aborted: { accountId: string; abortedAt: number; balance: number; ledgerRows: number } | undefined;
 
@@ -235,9 +238,12 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     // An API key is not an admin token.
     const acct = await createAccount('unicorn', 1);
     expectErrorBody(await admin('GET', '/accounts', undefined, acct.api_key), 401, 'AUTHENTICATION_FAILED');
-    // Refused admin calls created nothing.
-    const list = await admin('GET', '/accounts');
-    expect(list.body.accounts.filter((a: any) => a.plan === 'unicorn' && a.credits_remaining !== 1)).toEqual([]);
+    expectErrorBody(await admin('POST', `/accounts/${acct.account_id}/credits`, { amount: 100 }, acct.api_key), 401, 'AUTHENTICATION_FAILED');
+    // Refused admin calls changed nothing.
+    const count = (await admin('GET', '/accounts')).body.accounts.length;
+    for (const token of [null, 'wrong-token-0123456789abcdef']) expect((await admin('POST', '/accounts', { plan: 'unicorn' }, token)).status).toBe(401);
+    expect((await admin('GET', '/accounts')).body.accounts.length).toBe(count);
+    expect((await detail(acct.account_id)).credits_remaining).toBe(1);
   });
 
   it('admin API: without an admin token configured, /admin/v1 does not exist (404)', async () => {
@@ -609,8 +615,8 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     answers.push(await billable(acct.api_key, { cost: 'one' })); // 400
     answers.push(await billable(acct.api_key, { cost: 1 })); // 402
     answers.push(await billable(acct.api_key, { include_social: true })); // 403
-    const slow = billable(acct.api_key, { cost: 0, delay_ms: 400 });
-    await sleep(100);
+    const slow = billable(acct.api_key, { cost: 0, delay_ms: 800 });
+    await sleep(200);
     answers.push(await billable(acct.api_key, { cost: 0 })); // 429 (concurrency)
     answers.push(await slow);
     expect(answers.map((r) => r.status)).toEqual([200, 400, 402, 403, 429, 200]);
@@ -629,5 +635,13 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     const d = await detail(a.accountId);
     expect(d).toMatchObject({ credits_remaining: a.balance, credits_reserved: 0 });
     expect(await ledger(a.accountId)).toHaveLength(a.ledgerRows);
+  });
+
+  it('neither API keys nor the admin token ever reach the logs', () => {
+    const logs = s.logs.join('');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(issued.length).toBeGreaterThan(20);
+    for (const k of issued) expect(logs).not.toContain(k.slice(11));
+    expect(logs).not.toContain(ADMIN_TOKEN);
   });
 });
