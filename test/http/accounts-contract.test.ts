@@ -92,9 +92,14 @@ function expectValidation(r: Reply, field: string): void {
 
 describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapter) => {
   let s: Running;
+  /** Every API key the admin API handed out: none may reach the logs. */
+  const issued: string[] = [];
   /** `token` null: no Authorization header at all. */
-  const admin = (method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) =>
-    call(`${s.url}/admin/v1${path}`, method, { auth: token === null ? undefined : `Bearer ${token}`, body });
+  const admin = async (method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) => {
+    const r = await call(`${s.url}/admin/v1${path}`, method, { auth: token === null ? undefined : `Bearer ${token}`, body });
+    if (typeof r.body?.api_key === 'string') issued.push(r.body.api_key);
+    return r;
+  };
   const usage = (key: string, auth = `Bearer ${key}`) => call(`${s.url}/v1/usage`, 'GET', { auth });
   const billable = (key: string, body: Record<string, unknown> = {}, signal?: AbortSignal) =>
     call(`${s.url}/test/billable`, 'POST', { auth: `Bearer ${key}`, body, ...(signal ? { signal } : {}) });
@@ -103,7 +108,6 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
   async function createAccount(plan: string, credits?: number, name?: string): Promise<Created> {
     const r = await admin('POST', '/accounts', { plan, ...(credits === undefined ? {} : { credits }), ...(name === undefined ? {} : { name }) });
     expect(r.status, r.text).toBe(201);
-    issued.push(r.body.api_key);
     return r.body as Created;
   }
   const detail = async (id: string) => {
@@ -117,8 +121,6 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     return r.body.ledger;
   };
 
-  /** Every API key issued through createAccount: none may reach the logs. */
-  const issued: string[] = [];
   /** Checked at the end, once the aborted request's work would have finished had it not been interrupted. */
   let aborted: { accountId: string; abortedAt: number; balance: number; ledgerRows: number } | undefined;
 
@@ -333,14 +335,14 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
     expect(d.body.keys).toEqual([expect.objectContaining({ key_id: a.key_id, prefix: a.api_key.slice(0, 11), status: 'active', name: 'default', expires_at: null, revoked_at: null })]);
     expect(d.body.breakdown).toEqual([]);
     const keys = await admin('GET', `/accounts/${a.account_id}/keys`);
-    const issued = await admin('POST', `/accounts/${a.account_id}/keys`, {});
-    expect(issued.status).toBe(201);
+    const another = await admin('POST', `/accounts/${a.account_id}/keys`, {});
+    expect(another.status).toBe(201);
     const keysAfter = await admin('GET', `/accounts/${a.account_id}/keys`);
     expect(keysAfter.body.keys).toHaveLength(2);
     for (const r of [list, d, keys, keysAfter, await admin('GET', `/accounts/${a.account_id}/ledger`)]) {
       expect(r.status).toBe(200);
       expect(r.text).not.toContain(a.api_key);
-      expect(r.text).not.toContain(issued.body.api_key);
+      expect(r.text).not.toContain(another.body.api_key);
       expect(r.text).not.toContain(withCredits.api_key);
       expect(r.text).not.toContain(a.api_key.slice(11));
     }
@@ -640,7 +642,7 @@ describe.each(MATRIX)('accounts contract: %s deployment over %s', (config, adapt
   it('neither API keys nor the admin token ever reach the logs', () => {
     const logs = s.logs.join('');
     expect(logs.length).toBeGreaterThan(0);
-    expect(issued.length).toBeGreaterThan(20);
+    expect(issued.length).toBeGreaterThanOrEqual(20);
     for (const k of issued) expect(logs).not.toContain(k.slice(11));
     expect(logs).not.toContain(ADMIN_TOKEN);
   });
