@@ -26,13 +26,12 @@ import { HyperIdGenerator, systemClock } from '../adapters/ids/hyperid.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { MemoryRateLimiter } from '../adapters/limiter/memory/index.js';
 import { RedisRateLimiter } from '../adapters/limiter/redis/index.js';
-import { openPostgresStore } from '../adapters/store/postgres/index.js';
-import { openSqliteStore } from '../adapters/store/sqlite/index.js';
 import { createLogger } from '../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPluginModules } from './load-plugins.js';
+import { openStore } from './store.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
 import { TOKENS } from './tokens.js';
@@ -72,25 +71,6 @@ export interface Scour {
   bootstrap(): Promise<{ apiKey: string; accountId: string } | undefined>;
   start(): Promise<{ host: string; port: number; url: string }>;
   stop(): Promise<boolean>;
-}
-
-/** The configured account store: PostgreSQL when DATABASE_URL is set, else SQLite in the data directory. */
-export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; close: () => Promise<void> | void }> {
-  if (settings.databaseUrl !== undefined) {
-    const pg = await openPostgresStore({ url: settings.databaseUrl });
-    return { store: pg, close: () => pg.close() };
-  }
-  mkdirSync(settings.dataDir, { recursive: true });
-  const sqlite = openSqliteStore({ path: join(settings.dataDir, 'scour.db') });
-  return { store: sqlite, close: () => sqlite.close() };
-}
-
-/** Account administration without the HTTP server (the CLI). */
-export async function openAccounts(settings: Settings, plans: Plans = loadPlans(settings.plansFile)): Promise<{ accounts: AccountAdmin; store: AccountStore; close: () => Promise<void> }> {
-  const { store, close } = await openStore(settings);
-  const book = planBook(plans);
-  const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock: systemClock, monthlyCredits: book.monthlyCredits });
-  return { accounts, store, close: async () => { await close(); } };
 }
 
 export async function createScour(options: ScourOptions = {}): Promise<Scour> {

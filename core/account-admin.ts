@@ -51,6 +51,10 @@ export const MAX_CREDITS = 1_000_000_000;
 export class AccountAdmin {
   constructor(private readonly d: AdminDeps) {}
 
+  monthlyCredits(plan: PlanId): number {
+    return this.d.monthlyCredits(plan);
+  }
+
   newKeyMaterial(): string {
     // 32 random bytes -> 43 base64url characters (core/accounts.ts KEY_PATTERN).
     return `sk_${this.d.secrets.random(32)}`;

@@ -38,16 +38,21 @@ export interface KeyRecord {
   readonly revokedAt: number | null;
 }
 
-/** What the auth stage needs from one lookup by key hash. */
+/** What the auth stage needs from one lookup by key hash: the key and its account's row, in one read. */
 export interface KeyMatch {
   readonly keyId: string;
   /** Hex SHA-256 of the key, as stored (compared again in constant time). */
   readonly keyHash: string;
   readonly accountId: string;
+  readonly accountName: string | null;
   readonly plan: PlanId;
+  readonly balance: number;
+  readonly held: number;
   readonly expiresAt: number | null;
   readonly revokedAt: number | null;
+  readonly periodStart: number;
   readonly periodEnd: number;
+  /** The account's creation (the anchor of its periods). */
   readonly createdAt: number;
 }
 

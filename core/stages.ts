@@ -4,7 +4,7 @@
  * types are what makes a mis-ordered pipeline fail to compile.
  */
 import type { RequestContext } from './context.js';
-import type { PlanId } from './accounts.js';
+import type { Account, PlanId } from './accounts.js';
 import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from './errors.js';
 import type { Schema } from './schema.js';
 import type { RateDecision } from './ports.js';
@@ -16,6 +16,12 @@ export interface AccountRef {
   readonly id: string;
   readonly plan: PlanId;
   readonly keyId: string;
+  /**
+   * The account as auth read it, in the same lookup as the key (after the
+   * period rollover, when one was due). Credit figures can move while the
+   * request runs; charges never read them from here.
+   */
+  readonly snapshot: Account;
 }
 
 /** auth: who is calling. */

@@ -98,60 +98,105 @@ async function run<A>(e: Effect.Effect<A, unknown>): Promise<A> {
   throw err;
 }
 
-/** Execute one command; returns the text to print. */
-export async function accountsCommand(group: string, argv: readonly string[], admin: AccountAdmin): Promise<string> {
+/**
+ * Parse and check one command line (throws UsageError), before anything
+ * opens the store; returns the work to run against it, which returns the
+ * text to print.
+ */
+export function accountsCommand(group: string, argv: readonly string[]): (admin: AccountAdmin) => Promise<string> {
   const [sub, ...rest] = argv;
   const p = parseArgs(rest);
   const json = p.flags.get('json') === true;
   const out = (value: unknown, text: string) => (json ? `${JSON.stringify(value, null, 2)}\n` : text);
+  const none = (what: string) => {
+    if (p.positional.length > 0) throw new UsageError(`${what} takes no positional arguments`);
+  };
 
   const key = `${group} ${sub ?? ''}`;
   switch (key) {
     case 'accounts create': {
-      if (p.positional.length > 0) throw new UsageError('accounts create takes no positional arguments');
+      none('accounts create');
       const credits = int(p, 'credits', false, 0);
-      const { account, key: k } = await run(admin.createAccount({ plan: plan(p), credits, name: str(p, 'name', false) ?? null }));
-      const v = admin.viewAccount(account);
-      const body = { account_id: account.id, api_key: k.apiKey, key_id: k.record.id, plan: account.plan, credits_remaining: v.credits_remaining, reset_date: v.reset_date };
-      return out(body, `account ${account.id} (${account.plan}, ${v.credits_remaining} credits)\nkey id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+      const chosen = plan(p);
+      const name = str(p, 'name', false) ?? null;
+      return async (admin) => {
+        const { account, key: k } = await run(admin.createAccount({ plan: chosen, credits, name }));
+        const v = admin.viewAccount(account);
+        const body = { account_id: account.id, api_key: k.apiKey, key_id: k.record.id, plan: account.plan, credits_remaining: v.credits_remaining, reset_date: v.reset_date };
+        return out(body, `account ${account.id} (${account.plan}, ${v.credits_remaining} credits)\nkey id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+      };
     }
-    case 'accounts list': {
-      const list = (await run(admin.listAccounts())).map((a) => admin.viewAccount(a));
-      return out({ accounts: list }, list.length === 0 ? 'no accounts\n' : list.map((a) => `${a.account_id}  ${a.plan.padEnd(8)} ${String(a.credits_remaining).padStart(10)} credits  ${a.name ?? ''}\n`).join(''));
-    }
+    case 'accounts list':
+      none('accounts list');
+      return async (admin) => {
+        const list = (await run(admin.listAccounts())).map((a) => admin.viewAccount(a));
+        return out({ accounts: list }, list.length === 0 ? 'no accounts\n' : list.map((a) => `${a.account_id}  ${a.plan.padEnd(8)} ${String(a.credits_remaining).padStart(10)} credits  ${a.name ?? ''}\n`).join(''));
+      };
     case 'accounts show': {
-      const a = await run(admin.requireAccount(one(p, 'account id')));
-      const keys = (await run(admin.listKeys(a.id))).map((k) => admin.viewKey(k));
-      const usage = await run(admin.usage(a));
-      const v = { ...admin.viewAccount(a), keys, breakdown: usage };
-      return out(v, `${JSON.stringify(v, null, 2)}\n`);
+      const id = one(p, 'account id');
+      return async (admin) => {
+        const a = await run(admin.requireAccount(id));
+        const keys = (await run(admin.listKeys(a.id))).map((k) => admin.viewKey(k));
+        const usage = await run(admin.usage(a));
+        const v = admin.viewAccount(a);
+        const text = [
+          `account   ${v.account_id}${v.name ? ` (${v.name})` : ''}`,
+          `plan      ${v.plan} (${v.monthly_credits} credits a month)`,
+          `credits   ${v.credits_remaining} remaining, ${v.credits_reserved} reserved`,
+          `period    ${v.period_start} to ${v.reset_date}`,
+          `keys      ${keys.length === 0 ? 'none' : ''}`,
+          ...keys.map((k) => `  ${k.key_id}  ${k.prefix}...  ${k.status}${k.expires_at ? ` (expires ${k.expires_at})` : ''}  ${k.name ?? ''}`),
+          `usage     ${usage.length === 0 ? 'none this period' : ''}`,
+          ...usage.map((u) => `  ${u.operation}: ${u.credits} credits, ${u.requests} requests`),
+        ].join('\n');
+        return out({ ...v, keys, breakdown: usage }, `${text}\n`);
+      };
     }
     case 'accounts set-plan': {
-      const a = await run(admin.setPlan(one(p, 'account id'), plan(p)));
-      return out(admin.viewAccount(a), `account ${a.id} is now on ${a.plan}\n`);
+      const id = one(p, 'account id');
+      const chosen = plan(p);
+      return async (admin) => {
+        const a = await run(admin.setPlan(id, chosen));
+        return out(admin.viewAccount(a), `account ${a.id} is now on ${a.plan}\n`);
+      };
     }
     case 'keys create': {
-      if (p.positional.length > 0) throw new UsageError('keys create takes no positional arguments');
+      none('keys create');
       const raw = str(p, 'expires-at', false);
       const expiresAt = raw === undefined ? null : Date.parse(raw);
       if (expiresAt !== null && (Number.isNaN(expiresAt) || !/^\d{4}-\d{2}-\d{2}/.test(raw!))) throw new UsageError(`--expires-at must be an ISO 8601 date-time (got ${JSON.stringify(raw)})`);
-      const k = await run(admin.issueKey(str(p, 'account', true)!, { name: str(p, 'name', false) ?? null, expiresAt }));
-      const body = { key_id: k.record.id, api_key: k.apiKey, account_id: k.record.accountId, prefix: k.record.prefix, expires_at: k.record.expiresAt === null ? null : new Date(k.record.expiresAt).toISOString() };
-      return out(body, `key id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+      const account = str(p, 'account', true)!;
+      const name = str(p, 'name', false) ?? null;
+      return async (admin) => {
+        const k = await run(admin.issueKey(account, { name, expiresAt }));
+        const body = { key_id: k.record.id, api_key: k.apiKey, account_id: k.record.accountId, prefix: k.record.prefix, expires_at: k.record.expiresAt === null ? null : new Date(k.record.expiresAt).toISOString() };
+        return out(body, `key id  ${k.record.id}\nAPI key ${k.apiKey}\n(shown once: store it now)\n`);
+      };
     }
     case 'keys list': {
-      const keys = (await run(admin.listKeys(str(p, 'account', true)!))).map((k) => admin.viewKey(k));
-      return out({ keys }, keys.length === 0 ? 'no keys\n' : keys.map((k) => `${k.key_id}  ${k.prefix}...  ${k.status.padEnd(7)}  ${k.name ?? ''}\n`).join(''));
+      none('keys list');
+      const account = str(p, 'account', true)!;
+      return async (admin) => {
+        const keys = (await run(admin.listKeys(account))).map((k) => admin.viewKey(k));
+        return out({ keys }, keys.length === 0 ? 'no keys\n' : keys.map((k) => `${k.key_id}  ${k.prefix}...  ${k.status.padEnd(7)}  ${k.name ?? ''}\n`).join(''));
+      };
     }
     case 'keys revoke': {
-      const k = admin.viewKey(await run(admin.revokeKey(one(p, 'key id'))));
-      return out(k, `key ${k.key_id} revoked at ${k.revoked_at}\n`);
+      const id = one(p, 'key id');
+      return async (admin) => {
+        const k = admin.viewKey(await run(admin.revokeKey(id)));
+        return out(k, `key ${k.key_id} revoked at ${k.revoked_at}\n`);
+      };
     }
     case 'credits add': {
-      if (p.positional.length > 0) throw new UsageError('credits add takes no positional arguments');
-      const a = await run(admin.addCredits(str(p, 'account', true)!, int(p, 'amount', true, 1)!));
-      const v = admin.viewAccount(a);
-      return out(v, `account ${a.id} now has ${v.credits_remaining} credits\n`);
+      none('credits add');
+      const account = str(p, 'account', true)!;
+      const amount = int(p, 'amount', true, 1)!;
+      return async (admin) => {
+        const a = await run(admin.addCredits(account, amount));
+        const v = admin.viewAccount(a);
+        return out(v, `account ${a.id} now has ${v.credits_remaining} credits\n`);
+      };
     }
     default:
       throw new UsageError(`unknown command: scour ${key.trim()}`);

@@ -5,10 +5,8 @@
  */
 import 'reflect-metadata';
 import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
-import { createScour, openAccounts } from '../../config/container.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { VERSION } from '../../config/version.js';
-import { openApiDocument } from '../../core/openapi.js';
 import { PluginError } from '../../core/registry.js';
 
 const HELP = `scour ${VERSION}: web search, scrape and research API
@@ -26,24 +24,10 @@ ${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
 
 async function serve(): Promise<void> {
   const settings = loadSettings();
+  const { createScour } = await import('../../config/container.js');
   const scour = await createScour({ settings });
   const { url } = await scour.start();
   scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
-  if (settings.bootstrapKey) {
-    const dev = await scour.bootstrap();
-    // Printed once, on stdout, never through the logger (keys are never logged).
-    if (dev) {
-      process.stdout.write(`
-  Development API key (account ${dev.accountId}, plan unicorn). Shown once; only its hash is stored:
-
-    ${dev.apiKey}
-
-  Try it:  curl -H "Authorization: Bearer ${dev.apiKey}" ${url}/v1/usage
-  More keys: npx scour keys create --account ${dev.accountId}
-
-`);
-    }
-  }
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -62,6 +46,25 @@ async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  if (settings.bootstrapKey) {
+    // A shutdown that lands while this runs closes the store under it: that failure is expected, not reported.
+    const dev = await scour.bootstrap().catch((e: unknown) => {
+      if (!stopping) scour.logger.error({ err: String(e) }, 'could not create the development key');
+      return undefined;
+    });
+    // Printed once, on stdout, never through the logger (keys are never logged).
+    if (dev) {
+      process.stdout.write(`
+  Development API key (account ${dev.accountId}, plan unicorn). Shown once; only its hash is stored:
+
+    ${dev.apiKey}
+
+  Try it:  curl -H "Authorization: Bearer ${dev.apiKey}" ${url}/v1/usage
+  More keys: npx scour keys create --account ${dev.accountId}
+
+`);
+    }
+  }
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -70,6 +73,8 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'serve':
       return serve();
     case 'openapi': {
+      const { createScour } = await import('../../config/container.js');
+      const { openApiDocument } = await import('../../core/openapi.js');
       const scour = await createScour({ settings: { ...loadSettings(), logLevel: 'silent' } });
       process.stdout.write(`${JSON.stringify(openApiDocument(scour.app.compiled.map((c) => c.route), { title: 'Scour API', version: VERSION }), null, 2)}\n`);
       await scour.stop();
@@ -78,10 +83,13 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'accounts':
     case 'keys':
     case 'credits': {
+      // The command line is checked before the store is opened: a typo never touches the database.
+      const work = accountsCommand(cmd, argv.slice(1));
       const settings = { ...loadSettings(), logLevel: 'silent' as const };
+      const { openAccounts } = await import('../../config/store.js');
       const { accounts, close } = await openAccounts(settings);
       try {
-        process.stdout.write(await accountsCommand(cmd, argv.slice(1), accounts));
+        process.stdout.write(await work(accounts));
       } finally {
         await close();
       }

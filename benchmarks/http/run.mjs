@@ -15,7 +15,9 @@
 // and removes).
 //
 // Settings: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, default 2),
-// BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100).
+// BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100); for the shared
+// usage target, BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
+// and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';

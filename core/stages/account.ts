@@ -11,7 +11,7 @@ import {
   AuthenticationFailed, Forbidden, NoCredits, RateLimited, type ServiceUnavailable, Unauthorized,
 } from '../errors.js';
 import { chain } from '../fast-effect.js';
-import { keyState, KEY_PATTERN, parseBearer, periodContaining, type PlanId } from '../accounts.js';
+import { type Account, keyState, KEY_PATTERN, parseBearer, periodContaining, type PlanId } from '../accounts.js';
 import { defineStage } from '../pipeline.js';
 import type { AccountStore, Clock, IdGenerator, RateLimiter, RateRule, Secrets } from '../ports.js';
 import type {
@@ -62,15 +62,21 @@ export function authStage(d: AccountStageDeps): AuthStage {
     if (!KEY_PATTERN.test(token)) return Effect.fail(UNKNOWN);
     const hash = d.secrets.sha256(token);
     const now = ctx.receivedAt;
-    return chain(d.store.findKey(hash), (m): Effect.Effect<{ account: { id: string; plan: PlanId; keyId: string } }, AuthenticationFailed | ServiceUnavailable> => {
+    return chain(d.store.findKey(hash), (m): Effect.Effect<Authenticated, AuthenticationFailed | ServiceUnavailable> => {
       if (m === undefined || !d.secrets.equal(m.keyHash, hash)) return Effect.fail(UNKNOWN);
       const state = keyState(m, now);
       if (state !== 'active') return Effect.fail(state === 'revoked' ? REVOKED : EXPIRED);
-      const found = { account: { id: m.accountId, plan: m.plan, keyId: m.keyId } };
-      if (m.periodEnd > now) return Effect.succeed(found);
+      const snapshot: Account = {
+        id: m.accountId, name: m.accountName, plan: m.plan, balance: m.balance, held: m.held,
+        periodStart: m.periodStart, periodEnd: m.periodEnd, createdAt: m.createdAt,
+      };
+      if (m.periodEnd > now) return Effect.succeed({ account: { id: m.accountId, plan: m.plan, keyId: m.keyId, snapshot } });
       // The billing period ended: start the current one (refills the monthly allowance) before anything reads the balance.
       const p = periodContaining(m.createdAt, now);
-      return chain(d.store.rollover(m.accountId, m.periodEnd, p.start, p.end, d.plans.monthlyCredits(m.plan)), () => Effect.succeed(found));
+      const allowance = d.plans.monthlyCredits(m.plan);
+      const renewed: Account = { ...snapshot, periodStart: p.start, periodEnd: p.end, balance: Math.max(snapshot.balance, allowance) };
+      return chain(d.store.rollover(m.accountId, m.periodEnd, p.start, p.end, allowance), () =>
+        Effect.succeed({ account: { id: m.accountId, plan: m.plan, keyId: m.keyId, snapshot: renewed } }));
     });
   });
 }

@@ -5,6 +5,7 @@
  * held by requests in flight, and a breakdown by operation.
  */
 import { Effect } from 'effect';
+import { availableCredits } from '../../core/accounts.js';
 import { chain } from '../../core/fast-effect.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { RequestContext } from '../../core/context.js';
@@ -42,23 +43,24 @@ export const usageOperation = defineOperation({
       handle: Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota('usage'))
-        .handle((ctx) =>
-          chain(accounts.requireAccount(ctx.account.id), (account) =>
-            chain(accounts.usage(account), (rows) => {
-              const v = accounts.viewAccount(account);
-              let used = 0;
-              for (const r of rows) used += r.credits;
-              return Effect.succeed({
-                credits_used: used,
-                credits_remaining: v.credits_remaining,
-                reset_date: v.reset_date,
-                plan: v.plan,
-                period_start: v.period_start,
-                monthly_credits: v.monthly_credits,
-                credits_reserved: v.credits_reserved,
-                breakdown: rows.map((r) => ({ operation: r.operation, credits: r.credits, requests: r.requests })),
-              });
-            }))),
+        // The account comes from auth's lookup (same read as the key); only the period's usage is read here.
+        .handle((ctx) => {
+          const a = ctx.account.snapshot;
+          return chain(accounts.usage(a), (rows) => {
+            let used = 0;
+            for (const r of rows) used += r.credits;
+            return Effect.succeed({
+              credits_used: used,
+              credits_remaining: availableCredits(a),
+              reset_date: new Date(a.periodEnd).toISOString(),
+              plan: a.plan,
+              period_start: new Date(a.periodStart).toISOString(),
+              monthly_credits: accounts.monthlyCredits(a.plan),
+              credits_reserved: a.held,
+              breakdown: rows.map((r) => ({ operation: r.operation, credits: r.credits, requests: r.requests })),
+            });
+          });
+        }),
     }];
   },
 });

@@ -251,8 +251,8 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect(await run(store.getKey('nope'))).toBeUndefined();
 
       expect(await run(store.findKey(hash1))).toEqual({
-        keyId: k1.id, keyHash: hash1, accountId: a.id, plan: 'builder',
-        expiresAt: null, revokedAt: null, periodEnd: a.periodEnd, createdAt: a.createdAt,
+        keyId: k1.id, keyHash: hash1, accountId: a.id, accountName: a.name, plan: 'builder', balance: a.balance, held: a.held,
+        expiresAt: null, revokedAt: null, periodStart: a.periodStart, periodEnd: a.periodEnd, createdAt: a.createdAt,
       });
       expect(await run(store.findKey('0'.repeat(64)))).toBeUndefined();
 
@@ -268,7 +268,7 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       // findKey follows the account's plan and period.
       await run(store.setPlan(a.id, 'starter'));
       await run(store.rollover(a.id, a.periodEnd, a.periodEnd, a.periodEnd + MONTH, 0));
-      expect(await run(store.findKey(hash2))).toMatchObject({ plan: 'starter', periodEnd: a.periodEnd + MONTH, createdAt: T0 });
+      expect(await run(store.findKey(hash2))).toMatchObject({ plan: 'starter', periodStart: a.periodEnd, periodEnd: a.periodEnd + MONTH, createdAt: T0 });
     });
 
     it('refuses a duplicate key hash', async () => {

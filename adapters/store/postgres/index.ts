@@ -44,6 +44,7 @@ const KEY_COLUMNS = `id, account_id AS "accountId", name, prefix, created_at AS 
 const SQL = {
   findKey: `SELECT k.id AS "keyId", k.hash AS "keyHash", k.account_id AS "accountId", a.plan,
                    k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+                   a.name AS "accountName", a.balance, a.held, a.period_start AS "periodStart",
                    a.period_end AS "periodEnd", a.created_at AS "createdAt"
             FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
   countAccounts: 'SELECT count(*) AS n FROM accounts',

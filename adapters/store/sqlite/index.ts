@@ -72,7 +72,8 @@ function prepareStatements(db: Database.Database) {
   return {
     findKey: p(`SELECT k.id AS "keyId", k.hash AS "keyHash", k.account_id AS "accountId", a.plan,
                        k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
-                       a.period_end AS "periodEnd", a.created_at AS "createdAt"
+                       a.name AS "accountName", a.balance, a.held, a.period_start AS "periodStart",
+                   a.period_end AS "periodEnd", a.created_at AS "createdAt"
                 FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`),
     countAccounts: p('SELECT count(*) FROM accounts').pluck(),
     insertAccount: p(`INSERT INTO accounts (id, name, plan, balance, held, period_start, period_end, created_at)
