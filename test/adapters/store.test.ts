@@ -453,3 +453,69 @@ describe('PostgreSQL store: server down', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });
+
+describe('SQLite store: read cache', () => {
+  const T = 1_800_000_000_000;
+  const setup = (freshnessMs: number) => {
+    const dir = mkdtempSync(join(tmpdir(), 'scour-cache-'));
+    const path = join(dir, 'a.db');
+    const a = openSqliteStore({ path, freshnessMs });
+    const b = openSqliteStore({ path, freshnessMs });
+    const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runSync(e);
+    const account = run(a.createAccount({ id: `acct_${randomUUID()}`, name: null, plan: 'free', credits: 10, now: T, periodEnd: T + 1e9 }));
+    const hash = randomBytes(32).toString('hex');
+    const key = run(a.createKey({ id: `key_${randomUUID()}`, accountId: account.id, name: null, prefix: 'sk_x', hash, expiresAt: null, now: T }));
+    const done = () => {
+      a.close();
+      b.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { a, b, run, account, hash, key, done };
+  };
+
+  it("reflects this connection's own writes at once (plan, revocation, charges, usage)", () => {
+    const { a, run, account, hash, key, done } = setup(60_000);
+    try {
+      expect(run(a.findKey(hash))).toMatchObject({ plan: 'free', balance: 10, held: 0 });
+      run(a.setPlan(account.id, 'builder'));
+      expect(run(a.findKey(hash))).toMatchObject({ plan: 'builder' });
+      expect(run(a.usage(account.id, account.periodStart))).toEqual([]);
+      const h: NewHold = { id: 'h1', accountId: account.id, operation: 'scrape', credits: 3, requestId: 'r1', now: T, expiresAt: T + 1000 };
+      run(a.reserve(h));
+      expect(run(a.findKey(hash))).toMatchObject({ balance: 10, held: 3 });
+      run(a.settle('h1', 3, T));
+      expect(run(a.findKey(hash))).toMatchObject({ balance: 7, held: 0 });
+      expect(run(a.usage(account.id, account.periodStart))).toEqual([{ operation: 'scrape', credits: 3, requests: 1 }]);
+      run(a.addCredits(account.id, 5, 'top-up', T));
+      expect(run(a.findKey(hash))).toMatchObject({ balance: 12 });
+      run(a.revokeKey(key.id, T + 1));
+      expect(run(a.findKey(hash))).toMatchObject({ revokedAt: T + 1 });
+    } finally {
+      done();
+    }
+  });
+
+  it("sees another connection's writes (the CLI, another process) within freshnessMs", async () => {
+    const { a, b, run, account, hash, key, done } = setup(50);
+    try {
+      expect(run(a.findKey(hash))).toMatchObject({ revokedAt: null });
+      run(b.revokeKey(key.id, T + 2));
+      run(b.addCredits(account.id, 1, 'top-up', T));
+      await new Promise((r) => setTimeout(r, 60));
+      expect(run(a.findKey(hash))).toMatchObject({ revokedAt: T + 2, balance: 11 });
+    } finally {
+      done();
+    }
+  });
+
+  it('with freshnessMs 0, checks on every read', () => {
+    const { a, b, run, hash, key, done } = setup(0);
+    try {
+      expect(run(a.findKey(hash))).toMatchObject({ revokedAt: null });
+      run(b.revokeKey(key.id, T + 3));
+      expect(run(a.findKey(hash))).toMatchObject({ revokedAt: T + 3 });
+    } finally {
+      done();
+    }
+  });
+});

@@ -10,10 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, MAIN, runCli, TSX } from '../support/cli.js';
 import { freshDatabase, type FreshDatabase } from '../support/services.js';
 
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
 const KEY = /^sk_[A-Za-z0-9_-]{43}$/;
 const ANY_KEY = /sk_[A-Za-z0-9_-]{43}/g;
 
@@ -23,28 +22,9 @@ interface Result {
   readonly err: string;
 }
 
-function baseEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
-}
 
 /** Run one CLI command to completion (killed after 45 s: each run transpiles and loads the app, slow on a busy machine). */
-function cli(env: Record<string, string>, cwd: string, ...args: string[]): Promise<Result> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`scour ${args.join(' ')} timed out\n${out}\n${err}`));
-    }, 45_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, out, err });
-    });
-  });
-}
+const cli = (env: Record<string, string>, cwd: string, ...args: string[]): Promise<Result> => runCli(args, env, cwd, 45_000);
 
 const json = (r: Result): any => {
   expect(r.code, `exit ${r.code}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(0);

@@ -11,10 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, MAIN, runCli, TSX } from '../support/cli.js';
 import { freshDatabase, redisNamespace, type FreshDatabase, type RedisNamespace } from '../support/services.js';
 
-const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
 const BILLABLE = resolve(process.cwd(), 'test/fixtures/plugins/billable.ts');
 const ADMIN_TOKEN = 'multi-process-admin-token-0123456789';
 
@@ -33,28 +32,9 @@ interface Created {
   readonly key_id: string;
 }
 
-function baseEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
-}
 
 /** Run a CLI command to completion (bounded). */
-function cli(args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`scour ${args.join(' ')} timed out\n${out}\n${err}`));
-    }, 20_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, out, err });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, cwd, 20_000);
 
 /** Start `scour serve` and wait for its "listening" log line. */
 async function serve(name: string, env: Record<string, string>, cwd: string, children: ChildProcess[]): Promise<Server> {

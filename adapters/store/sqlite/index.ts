@@ -20,6 +20,12 @@ import { SQLITE_MIGRATIONS } from './migrations.js';
 export interface SqliteStoreOptions {
   /** The database file (its directory is created), or ':memory:'. */
   readonly path: string;
+  /**
+   * How often (ms) to look for writes by other connections (the CLI, another
+   * process on the same file) before answering a cached read. 0 checks on
+   * every read. Default 100.
+   */
+  readonly freshnessMs?: number;
 }
 
 const ACCOUNT_COLUMNS = `id, name, plan, balance, held, period_start AS "periodStart", period_end AS "periodEnd", created_at AS "createdAt"`;
@@ -43,7 +49,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     migrateSqlite(db, SQLITE_MIGRATIONS);
-    return new SqliteAccountStore(db);
+    return new SqliteAccountStore(db, options.freshnessMs ?? 100);
   } catch (e) {
     db.close();
     throw e;
@@ -103,6 +109,7 @@ function prepareStatements(db: Database.Database) {
                  ON CONFLICT (account_id, period_start, operation)
                  DO UPDATE SET credits = credits + excluded.credits, requests = requests + 1`),
     unhold: p('UPDATE accounts SET held = held - ? WHERE id = ?'),
+    dataVersion: p('PRAGMA data_version').pluck(),
     expiredHolds: p('DELETE FROM credit_holds WHERE expires_at <= ? RETURNING account_id, credits'),
     usage: p(`SELECT operation, credits, requests FROM usage WHERE account_id = ? AND period_start = ? ORDER BY operation`),
     ledger: p(`SELECT id, account_id AS "accountId", operation, credits, request_id AS "requestId", created_at AS "createdAt"
@@ -112,8 +119,26 @@ function prepareStatements(db: Database.Database) {
 
 interface HoldRow { account_id: string; operation: string; credits: number; request_id: string }
 
+/** Entries kept before the read cache starts over (each is one key or one account's usage). */
+const CACHE_LIMIT = 50_000;
+
 export class SqliteAccountStore implements AccountStore, Disposable {
   private readonly s: ReturnType<typeof prepareStatements>;
+  /*
+   * The read cache: findKey by hash and usage by account and period, the two
+   * reads every authenticated request makes. It is exact for this
+   * connection's own writes (each write drops its account's entries, in the
+   * same call), and other connections' writes are noticed through PRAGMA
+   * data_version (which changes only when another connection commits),
+   * checked at most every `freshnessMs`. Reserve, settle and every other
+   * write always go to the database: money is never decided from memory.
+   */
+  private readonly keys = new Map<string, KeyMatch>();
+  private readonly hashesOf = new Map<string, string[]>();
+  /** accountId -> periodStart -> usage rows. */
+  private readonly usages = new Map<string, Map<number, readonly OperationUsage[]>>();
+  private version: unknown = undefined;
+  private checkedAt = -Infinity;
   // Each is the IMMEDIATE variant: the write lock is taken before the first read, so no check can go stale.
   private readonly reserveTx: (h: NewHold) => ReserveResult;
   private readonly settleTx: (holdId: string, credits: number, now: number) => SettleResult;
@@ -122,8 +147,9 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   private readonly createAccountTx: (a: NewAccount) => Account;
   private readonly addCreditsTx: (id: string, amount: number, reason: string, now: number) => Account | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database.Database, private readonly freshnessMs = 100) {
     const s = (this.s = prepareStatements(db));
+    const forget = (accountId: string) => this.forget(accountId);
 
     this.reserveTx = db.transaction((h: NewHold): ReserveResult => {
       const held = s.holdCredits.get(h.credits, h.accountId, h.credits) as { available: number } | undefined;
@@ -132,6 +158,7 @@ export class SqliteAccountStore implements AccountStore, Disposable {
         return { ok: false, available: available ?? 0 };
       }
       s.insertHold.run(h.id, h.accountId, h.operation, h.credits, h.requestId, h.now, h.expiresAt);
+      forget(h.accountId);
       return { ok: true, available: held.available };
     }).immediate;
 
@@ -145,17 +172,24 @@ export class SqliteAccountStore implements AccountStore, Disposable {
       if (after === undefined) return { charged: 0, available: 0 };
       s.insertLedger.run(randomUUID(), hold.account_id, hold.operation, charged, hold.request_id, now);
       s.addUsage.run(hold.account_id, after.periodStart, hold.operation, charged);
+      forget(hold.account_id);
       return { charged, available: after.available };
     }).immediate;
 
     this.releaseTx = db.transaction((holdId: string): void => {
       const hold = s.deleteHold.get(holdId) as HoldRow | undefined;
-      if (hold !== undefined) s.unhold.run(hold.credits, hold.account_id);
+      if (hold !== undefined) {
+        s.unhold.run(hold.credits, hold.account_id);
+        forget(hold.account_id);
+      }
     }).immediate;
 
     this.sweepTx = db.transaction((now: number): number => {
       const holds = s.expiredHolds.all(now) as { account_id: string; credits: number }[];
-      for (const h of holds) s.unhold.run(h.credits, h.account_id);
+      for (const h of holds) {
+        s.unhold.run(h.credits, h.account_id);
+        forget(h.account_id);
+      }
       return holds.length;
     }).immediate;
 
@@ -168,6 +202,7 @@ export class SqliteAccountStore implements AccountStore, Disposable {
     this.addCreditsTx = db.transaction((id: string, amount: number, reason: string, now: number): Account | undefined => {
       const account = s.addCredits.get(amount, id) as Account | undefined;
       if (account !== undefined) s.insertGrant.run(randomUUID(), id, amount, reason, now);
+      forget(id);
       return account;
     }).immediate;
   }
@@ -180,8 +215,50 @@ export class SqliteAccountStore implements AccountStore, Disposable {
     }
   }
 
+  /** Drop what the cache holds for an account (its keys and its usage). */
+  private forget(accountId: string): void {
+    const hashes = this.hashesOf.get(accountId);
+    if (hashes !== undefined) {
+      for (const h of hashes) this.keys.delete(h);
+      this.hashesOf.delete(accountId);
+    }
+    this.usages.delete(accountId);
+  }
+
+  private clearCache(): void {
+    this.keys.clear();
+    this.hashesOf.clear();
+    this.usages.clear();
+  }
+
+  /** Start over if another connection has committed since the last look (at most every freshnessMs). */
+  private fresh(): void {
+    const now = Date.now();
+    if (now - this.checkedAt < this.freshnessMs) return;
+    this.checkedAt = now;
+    const v = this.s.dataVersion.get();
+    if (v !== this.version) {
+      this.version = v;
+      this.clearCache();
+    }
+  }
+
   findKey(hash: string): Effect.Effect<KeyMatch | undefined, ServiceUnavailable> {
-    return this.run(() => this.s.findKey.get(hash) as KeyMatch | undefined);
+    return this.run(() => {
+      this.fresh();
+      const hit = this.keys.get(hash);
+      if (hit !== undefined) return hit;
+      const m = this.s.findKey.get(hash) as KeyMatch | undefined;
+      // Misses are not kept: random keys must not fill the cache.
+      if (m !== undefined) {
+        if (this.keys.size >= CACHE_LIMIT) this.clearCache();
+        this.keys.set(hash, m);
+        const list = this.hashesOf.get(m.accountId);
+        if (list === undefined) this.hashesOf.set(m.accountId, [hash]);
+        else list.push(hash);
+      }
+      return m;
+    });
   }
 
   countAccounts(): Effect.Effect<number, ServiceUnavailable> {
@@ -201,7 +278,10 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   }
 
   setPlan(id: string, plan: PlanId): Effect.Effect<Account | undefined, ServiceUnavailable> {
-    return this.run(() => this.s.setPlan.get(plan, id) as Account | undefined);
+    return this.run(() => {
+      this.forget(id);
+      return this.s.setPlan.get(plan, id) as Account | undefined;
+    });
   }
 
   addCredits(id: string, amount: number, reason: string, now: number): Effect.Effect<Account | undefined, ServiceUnavailable> {
@@ -210,6 +290,7 @@ export class SqliteAccountStore implements AccountStore, Disposable {
 
   rollover(id: string, expectedEnd: number, start: number, end: number, allowance: number): Effect.Effect<void, ServiceUnavailable> {
     return wholeCredits('allowance', allowance, 0) ?? this.run(() => {
+      this.forget(id);
       this.s.rollover.run(start, end, allowance, id, expectedEnd);
     });
   }
@@ -227,7 +308,11 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   }
 
   revokeKey(keyId: string, now: number): Effect.Effect<KeyRecord | undefined, ServiceUnavailable> {
-    return this.run(() => this.s.revokeKey.get(now, keyId) as KeyRecord | undefined);
+    return this.run(() => {
+      const k = this.s.revokeKey.get(now, keyId) as KeyRecord | undefined;
+      if (k !== undefined) this.forget(k.accountId);
+      return k;
+    });
   }
 
   reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable> {
@@ -247,7 +332,20 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   }
 
   usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
-    return this.run(() => this.s.usage.all(accountId, periodStart) as OperationUsage[]);
+    return this.run(() => {
+      this.fresh();
+      let periods = this.usages.get(accountId);
+      let rows = periods?.get(periodStart);
+      if (rows === undefined) {
+        rows = this.s.usage.all(accountId, periodStart) as OperationUsage[];
+        if (periods === undefined) {
+          if (this.usages.size >= CACHE_LIMIT) this.usages.clear();
+          this.usages.set(accountId, (periods = new Map()));
+        }
+        periods.set(periodStart, rows);
+      }
+      return rows;
+    });
   }
 
   ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {
@@ -255,6 +353,7 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   }
 
   close(): void {
+    this.clearCache();
     if (this.db.open) this.db.close();
   }
 

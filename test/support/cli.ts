@@ -1,0 +1,36 @@
+/** The real `scour` command, run from the TypeScript sources with tsx, for the CLI and multi-process suites. */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
+export const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
+
+/** A minimal environment: nothing from the test runner's own settings leaks into the child. */
+export function baseEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** Run one command to completion; killed (and the promise rejected) after `timeoutMs`. */
+export function runCli(args: readonly string[], env: Record<string, string>, cwd: string, timeoutMs = 45_000): Promise<CliResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`scour ${args.join(' ')} timed out\n${out}\n${err}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, out, err });
+    });
+  });
+}
