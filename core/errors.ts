@@ -186,10 +186,59 @@ export class ServiceUnavailable extends Data.TaggedError('ServiceUnavailable')<{
   headers() { return { 'retry-after': String(this.retryAfter) }; }
 }
 
+const S_NOT_ALLOWED = spec('TargetNotAllowed', 400, 'TARGET_NOT_ALLOWED', 'The URL (or a redirect, or the address its name resolves to) is not a public http(s) target: loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata addresses are refused. Carries validation_errors.');
+/** 400: the egress guard refused the target (scheme, address, or a redirect to one). */
+export class TargetNotAllowed extends Data.TaggedError('TargetNotAllowed')<{ readonly message: string; readonly field: string; readonly reason: string }> implements ApiFailure {
+  readonly status = S_NOT_ALLOWED.status;
+  readonly code = S_NOT_ALLOWED.code;
+  fields() { return { validation_errors: [{ field: this.field, message: this.reason }] }; }
+}
+
+const S_NO_PROXY = spec('ProxyNotAvailable', 400, 'PROXY_NOT_AVAILABLE', 'No proxy of the requested proxy_type and proxy_country is configured on this server. Carries validation_errors and available.');
+export class ProxyNotAvailable extends Data.TaggedError('ProxyNotAvailable')<{
+  readonly message: string;
+  readonly field: string;
+  /** What the server has, e.g. ["datacenter:US", "residential:DE"]. */
+  readonly available: readonly string[];
+}> implements ApiFailure {
+  readonly status = S_NO_PROXY.status;
+  readonly code = S_NO_PROXY.code;
+  fields() { return { validation_errors: [{ field: this.field, message: this.message }], available: this.available }; }
+}
+
+const S_BLOCKED = spec('TargetBlocked', 403, 'TARGET_BLOCKED', 'The target site refused the request (HTTP 403 or an anti-bot challenge page). Not a plan limit. Carries status_code.');
+export class TargetBlocked extends Data.TaggedError('TargetBlocked')<{ readonly message: string; readonly statusCode: number }> implements ApiFailure {
+  readonly status = S_BLOCKED.status;
+  readonly code = S_BLOCKED.code;
+  fields() { return { status_code: this.statusCode }; }
+}
+
+const S_UNREACHABLE = spec('TargetUnreachable', 502, 'TARGET_UNREACHABLE', 'The target could not be reached: its name does not resolve, the connection was refused or reset, TLS failed, or every proxy failed. Carries details.');
+export class TargetUnreachable extends Data.TaggedError('TargetUnreachable')<{ readonly message: string; readonly details: string }> implements ApiFailure {
+  readonly status = S_UNREACHABLE.status;
+  readonly code = S_UNREACHABLE.code;
+  fields() { return { details: this.details }; }
+}
+
+const S_BAD_RESPONSE = spec('TargetResponseInvalid', 502, 'TARGET_RESPONSE_INVALID', 'The target answered with something the service will not take: a body over the size limit, a compressed body that expands past the limit, too many redirects, or a broken encoding. Carries details and limit where one applies.');
+export class TargetResponseInvalid extends Data.TaggedError('TargetResponseInvalid')<{ readonly message: string; readonly details: string; readonly limit?: number }> implements ApiFailure {
+  readonly status = S_BAD_RESPONSE.status;
+  readonly code = S_BAD_RESPONSE.code;
+  fields() { return this.limit === undefined ? { details: this.details } : { details: this.details, limit: this.limit }; }
+}
+
+const S_TIMEOUT = spec('TargetTimeout', 504, 'TARGET_TIMEOUT', 'The target took longer than the request timeout (default 30 s) to answer, or a wait_for element did not appear in time. Carries timeout (seconds).');
+export class TargetTimeout extends Data.TaggedError('TargetTimeout')<{ readonly message: string; readonly timeoutSeconds: number }> implements ApiFailure {
+  readonly status = S_TIMEOUT.status;
+  readonly code = S_TIMEOUT.code;
+  fields() { return { timeout: this.timeoutSeconds }; }
+}
+
 /** Every failure the core itself defines. */
 export type CoreFailure =
   | BadRequest | Unauthorized | AuthenticationFailed | NoCredits | Forbidden | NotFound
-  | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | RateLimited | InternalError | ServiceUnavailable;
+  | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | RateLimited | InternalError | ServiceUnavailable
+  | TargetNotAllowed | ProxyNotAvailable | TargetBlocked | TargetUnreachable | TargetResponseInvalid | TargetTimeout;
 
 /** The spec 7.1 error body. */
 export interface ErrorBody {

@@ -174,3 +174,12 @@ export interface Metrics {
 export interface Disposable {
   dispose(): Promise<void> | void;
 }
+
+/** Stored bytes with an expiry (screenshots, exports). Keys are unguessable tokens chosen by the caller. */
+export interface BlobStore {
+  put(key: string, data: Uint8Array, meta: { readonly contentType: string; readonly expiresAt: number }): Promise<void>;
+  /** Undefined when missing or expired. */
+  get(key: string, now: number): Promise<{ readonly data: Uint8Array; readonly contentType: string; readonly expiresAt: number } | undefined>;
+  /** Delete expired blobs; returns how many. */
+  sweep(now: number): Promise<number>;
+}
