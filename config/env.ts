@@ -29,6 +29,17 @@ export interface Settings {
   readonly pluginPaths: readonly string[];
   /** Create and print a development key when the store has no account. */
   readonly bootstrapKey: boolean;
+  /** Let scrapes reach loopback and private addresses (tests, private deployments). Never metadata addresses. */
+  readonly allowPrivateTargets: boolean;
+  /** Proxy list (plugins/proxies/configured.ts format). */
+  readonly proxies: string | undefined;
+  /** Absolute base URL for links the service hands out (screenshot_url); unset: from the request's Host. */
+  readonly publicUrl: string | undefined;
+  readonly screenshotTtlSeconds: number;
+  /** Chromium for render_js. */
+  readonly chromiumPath: string;
+  /** Pages rendering at once (the browser pool's bound). */
+  readonly browserPages: number;
 }
 
 export class ConfigError extends Error {
@@ -57,6 +68,12 @@ export const DEFAULTS: Settings = {
   plansFile: undefined,
   pluginPaths: [],
   bootstrapKey: true,
+  allowPrivateTargets: false,
+  proxies: undefined,
+  publicUrl: undefined,
+  screenshotTtlSeconds: 86_400,
+  chromiumPath: '/usr/bin/chromium',
+  browserPages: 4,
 };
 
 /** The variables read, with their meaning (README's configuration table is checked against this). */
@@ -79,6 +96,12 @@ export const ENV_VARS = {
   SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in the README).',
   SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
   SCOUR_BOOTSTRAP_KEY: 'true to create and print a development key on first start with an empty store. Default true.',
+  SCOUR_ALLOW_PRIVATE_TARGETS: 'true lets scrapes reach loopback and private addresses (tests, private deployments). Cloud-metadata addresses stay refused. Default false.',
+  SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in the README). Unset: no proxies.',
+  SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',
+  SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
+  SCOUR_CHROMIUM_PATH: 'Chromium for render_js. Default /usr/bin/chromium (Debian package chromium).',
+  SCOUR_BROWSER_PAGES: 'Pages rendering at once (the browser pool bound; more requests wait their turn). Default 4.',
 } as const;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -142,6 +165,8 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   }
   const redisPrefix = str('SCOUR_REDIS_PREFIX') ?? DEFAULTS.redisPrefix;
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) issues.push(`SCOUR_REDIS_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . - (got ${JSON.stringify(redisPrefix)})`);
+  const publicUrl = str('SCOUR_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(publicUrl)) issues.push(`SCOUR_PUBLIC_URL must be an absolute http(s) URL without query (got ${JSON.stringify(publicUrl)})`);
   const pluginPaths = (str('SCOUR_PLUGINS') ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
 
   const settings: Settings = {
@@ -165,6 +190,12 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     plansFile: str('SCOUR_PLANS'),
     pluginPaths,
     bootstrapKey: bool('SCOUR_BOOTSTRAP_KEY', DEFAULTS.bootstrapKey),
+    allowPrivateTargets: bool('SCOUR_ALLOW_PRIVATE_TARGETS', DEFAULTS.allowPrivateTargets),
+    proxies: str('SCOUR_PROXIES'),
+    publicUrl,
+    screenshotTtlSeconds: int('SCOUR_SCREENSHOT_TTL', 60, 30 * 86_400, DEFAULTS.screenshotTtlSeconds),
+    chromiumPath: str('SCOUR_CHROMIUM_PATH') ?? DEFAULTS.chromiumPath,
+    browserPages: int('SCOUR_BROWSER_PAGES', 1, 64, DEFAULTS.browserPages),
   };
   if (issues.length > 0) throw new ConfigError(issues);
   return settings;

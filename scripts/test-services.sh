@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Brings up what the test suites need, on loopback: PostgreSQL (5432, the
+# Brings up what the test suites need: Debian's Chromium (/usr/bin/chromium,
+# for render_js and screenshots), and on loopback PostgreSQL (5432, the
 # `postgres` role reachable without a password from 127.0.0.1) and Redis
 # (6379). Starts them when they are installed but stopped; installs them
 # from Debian's packages when they are missing. Fails (exit 1) when one
@@ -20,6 +21,11 @@ wait_for() { # seconds, command...
   for _ in $(seq 1 "$((n * 4))"); do "$@" && return 0; sleep 0.25; done
   return 1
 }
+
+CHROMIUM="${SCOUR_CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then apt_install chromium; fi
+if [ ! -x "$CHROMIUM" ]; then echo "test-services: $CHROMIUM is missing and could not be installed" >&2; exit 1; fi
+echo "test-services: Chromium ready ($("$CHROMIUM" --version 2>/dev/null | head -1))"
 
 PG_URL="${SCOUR_TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 pg_ok() { psql "$PG_URL" -Atqc 'select 1' >/dev/null 2>&1; }

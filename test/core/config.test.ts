@@ -21,12 +21,16 @@ describe('settings from the environment', () => {
       SCOUR_TRUST_PROXY: 'true', SCOUR_UPGRADE_URL: '/billing',
       DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', SCOUR_REDIS_PREFIX: 'acme:',
       SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false',
+      SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
+      SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
       toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, trustProxy: true, upgradeUrl: '/billing',
       databaseUrl: 'postgres://u@127.0.0.1:5432/db', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'acme:',
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false,
+      allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
+      chromiumPath: '/opt/chromium', browserPages: 8,
     });
   });
 
@@ -36,14 +40,15 @@ describe('settings from the environment', () => {
       loadSettings({
         PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x',
         DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps',
+        SCOUR_ALLOW_PRIVATE_TARGETS: 'sometimes', SCOUR_PUBLIC_URL: 'ftp://x', SCOUR_SCREENSHOT_TTL: '5', SCOUR_BROWSER_PAGES: '0',
       });
     } catch (e) {
       err = e as ConfigError;
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err!.code).toBe('CONFIG_INVALID');
-    expect(err!.issues).toHaveLength(13);
-    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY']) {
+    expect(err!.issues).toHaveLength(17);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES']) {
       expect(err!.message).toContain(name);
     }
   });

@@ -399,7 +399,11 @@ export class HttpApp {
       payload = typeof value === 'string' || value instanceof Uint8Array ? value : String(value);
     }
     const headers = ['content-type', type, 'x-request-id', requestId];
-    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+    for (let i = 0; i < extra.length; i += 2) {
+      // A non-JSON route (an image, say) may name its own content type per response.
+      if (!compiled.json && extra[i] === 'content-type') headers[1] = extra[i + 1]!;
+      else headers.push(extra[i]!, extra[i + 1]!);
+    }
     sink.send(compiled.status, headers, payload, close);
   }
 
