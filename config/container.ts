@@ -32,6 +32,8 @@ import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPluginModules } from './load-plugins.js';
 import { openStore } from './store.js';
+import { scrapePlugins } from './scrape.js';
+import { FsBlobStore } from '../adapters/blob/fs/index.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
 import { TOKENS } from './tokens.js';
@@ -125,8 +127,16 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   c.register(TOKENS.AccountStore, { useValue: store });
   c.register(TOKENS.RateLimiter, { useValue: limiter });
 
+  const blobs = new FsBlobStore({ dataDir: settings.dataDir });
+  let builtins: PluginBase[];
+  try {
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs)];
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
   const registry = new PluginRegistry();
-  registry.registerAll(options.replaceBuiltins ? [] : builtinPlugins);
+  registry.registerAll(builtins);
   registry.registerAll(options.plugins ?? []);
   registry.registerAll(extraPlugins);
   const order = registry.seal();
@@ -156,6 +166,10 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     Effect.runPromise(store.sweepHolds(clock.now())).then(
       (n) => { if (n > 0) logger.info({ released: n }, 'released expired credit holds'); },
       (e) => logger.warn({ err: String(e) }, 'credit hold sweep failed'),
+    );
+    blobs.sweep(clock.now()).then(
+      (n) => { if (n > 0) logger.info({ deleted: n }, 'deleted expired screenshots'); },
+      (e) => logger.warn({ err: String(e) }, 'screenshot sweep failed'),
     );
   };
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);

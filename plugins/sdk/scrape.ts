@@ -87,6 +87,8 @@ export interface ProxyProviderPlugin<N extends string = string> extends PluginBa
   pick(query: ProxyQuery): ProxyChoice | undefined;
   /** What this provider offers, as "type:COUNTRY" (or "type:*" for any country), for error messages. */
   available(): readonly string[];
+  /** Skip this proxy until `untilMs` (epoch ms) after it failed (optional). */
+  markFailed?(id: string, untilMs: number): void;
 }
 
 /** The page as every extractor sees it: parsed once. */

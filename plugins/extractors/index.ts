@@ -1,0 +1,35 @@
+/**
+ * The built-in extractors of POST /v1/scrape, and the page parser they
+ * share. Each is switched on by its scrape field (`extract_links` -> links,
+ * ...); custom extractors are written the same way with `defineExtractor`.
+ */
+import type { ExtractorPlugin } from '../sdk/scrape.js';
+import { imagesExtractor } from './images.js';
+import { linksExtractor } from './links.js';
+import { mainContentExtractor } from './main-content.js';
+import { markdownExtractor } from './markdown.js';
+import { metaDataExtractor } from './meta-data.js';
+import { schemaDataExtractor } from './schema-data.js';
+import { textContentExtractor } from './text-content.js';
+
+export { parsePage, type PageSource } from './parse.js';
+export { extractImages, parseSrcset, type Image, type SrcsetCandidate } from './images.js';
+export { extractLinks, type Link } from './links.js';
+export { mainContent, type MainContent } from './main-content.js';
+export { extractMarkdown, toMarkdown } from './markdown.js';
+export { extractMetaData, type MetaData, type MetaValues } from './meta-data.js';
+export { extractSchemaData, parseJsonLd, type SchemaItem } from './schema-data.js';
+export { renderText } from './text.js';
+export {
+  imagesExtractor, linksExtractor, mainContentExtractor, markdownExtractor, metaDataExtractor, schemaDataExtractor, textContentExtractor,
+};
+
+export const builtinExtractors: readonly ExtractorPlugin[] = [
+  textContentExtractor,
+  linksExtractor,
+  imagesExtractor,
+  schemaDataExtractor,
+  metaDataExtractor,
+  mainContentExtractor,
+  markdownExtractor,
+];

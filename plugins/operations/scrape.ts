@@ -1,0 +1,410 @@
+/**
+ * POST /v1/scrape (spec 2.3, 2.5, rule 2, 8.5): one URL, fetched by the
+ * plain HTTP fetcher or, with render_js, by the browser fetcher; through a
+ * proxy when asked (a failed proxy is rotated on retry); parsed once and
+ * handed to every extractor the request asks for (built-in by their
+ * extract_* fields, custom ones by name); a screenshot stored in the blob
+ * store and served back at an unguessable, expiring URL. Priced and charged
+ * through the reserve and bill stages: failures cost nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { Effect } from 'effect';
+import type { RequestContext } from '../../core/context.js';
+import { checkTargetUrl } from '../../core/egress.js';
+import {
+  type ApiFailure, BadRequest, type FieldIssue, isApiFailure, NotFound, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable,
+} from '../../core/errors.js';
+import { Pipeline } from '../../core/pipeline.js';
+import type { BlobStore } from '../../core/ports.js';
+import type { Validated } from '../../core/stages.js';
+import { scrapePrice } from '../../config/prices.js';
+import { parsePage } from '../extractors/parse.js';
+import { isCountryCode } from '../proxies/countries.js';
+import { defineOperation, errorSpec, schema, StrictObject, Type } from '../sdk/index.js';
+import type {
+  ExtractorPlugin, FetcherPlugin, FetchRequest, FetchResult, Page, ProxyChoice, ProxyProviderPlugin, ScreenshotSpec,
+} from '../sdk/scrape.js';
+
+/** Headers a client may not set on the target request: hop-by-hop (RFC 9110 7.6.1), framing, and Host. */
+export const FORBIDDEN_HEADERS = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'trailers',
+  'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'http2-settings',
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const CTL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+export const ScrapeRequest = StrictObject({
+  url: Type.String({ minLength: 1, maxLength: 8192, description: 'The page: an absolute http or https URL.' }),
+  render_js: Type.Optional(Type.Boolean({ description: 'Render in Chromium (JavaScript runs). +5 credits.' })),
+  wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'With render_js: a CSS selector, or an XPath (starting with / or ( or xpath=) to wait for.' })),
+  wait_time: Type.Optional(Type.Integer({ minimum: 1, maximum: 60, description: 'With render_js: seconds to wait for wait_for (default 10); without wait_for, seconds to wait after load.' })),
+  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  proxy_type: Type.Optional(Type.Union([Type.Literal('datacenter'), Type.Literal('residential')], { description: 'residential: +2 credits.' })),
+  proxy_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case. Alone it means a datacenter proxy in that country.' })),
+  follow_redirects: Type.Optional(Type.Boolean({ description: 'Default true (at most 10 redirects).' })),
+  extract_links: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_images: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_schema: Type.Optional(Type.Boolean({ description: 'JSON-LD, Microdata, RDFa. +2 credits.' })),
+  extract_meta: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  custom_headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50 })),
+  cookies: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { maxProperties: 100 })),
+  screenshot: Type.Optional(Type.Boolean({ description: 'Needs render_js: true. +3 credits.' })),
+  screenshot_options: Type.Optional(StrictObject({
+    full_page: Type.Optional(Type.Boolean({ description: 'The whole page, not just the viewport. Default false.' })),
+    width: Type.Optional(Type.Integer({ minimum: 320, maximum: 3840, description: 'Viewport width in CSS pixels. Default 1280.' })),
+    height: Type.Optional(Type.Integer({ minimum: 240, maximum: 2160, description: 'Viewport height. Default 800.' })),
+    format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg')], { description: 'Default png.' })),
+    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg only. Default 80.' })),
+    selector: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Capture only the first element matching this CSS selector.' })),
+  })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, description: 'Extension: seconds for the whole fetch, render included. Default 30.' })),
+  main_content: Type.Optional(Type.Boolean({ description: 'Extension: add main_content, the text of the main article only.' })),
+  markdown: Type.Optional(Type.Boolean({ description: 'Extension: add markdown, the main content as Markdown.' })),
+  extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
+});
+type ScrapeInput = typeof ScrapeRequest.static;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+export const ScrapeResponse = Type.Object({
+  url: Type.String(),
+  final_url: Type.String(),
+  status_code: Type.Integer(),
+  content_type: Type.String(),
+  content: Type.String({ description: 'The raw HTML (for render_js, the rendered DOM).' }),
+  text_content: Type.String(),
+  load_time: Type.Number({ description: 'Seconds.' }),
+  links: Type.Optional(Type.Array(Type.Any())),
+  images: Type.Optional(Type.Array(Type.Any())),
+  schema_data: Type.Optional(Type.Array(Type.Any())),
+  meta_data: Type.Optional(Type.Any()),
+  main_content: Type.Optional(Type.String()),
+  markdown: Type.Optional(Type.String()),
+  extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
+  screenshot_url: Type.Optional(Type.String()),
+  screenshot_expires_at: Type.Optional(Type.String()),
+  proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
+  credits_used: Type.Integer(),
+  remaining_credits: Type.Integer(),
+  request_id: Type.Optional(Type.String()),
+});
+
+export interface ScrapeOptions {
+  readonly blobs: BlobStore;
+  readonly allowPrivate: boolean;
+  /** How long a screenshot URL works. */
+  readonly screenshotTtlMs: number;
+  /** Absolute base for screenshot URLs (SCOUR_PUBLIC_URL); unset: from the request's Host header. */
+  readonly publicUrl: string | undefined;
+  /** Attempts through different proxies after a proxy failure. */
+  readonly proxyRetries: number;
+}
+
+/** Semantic checks JSON Schema cannot express, all reported at once. */
+function check(i: ScrapeInput, extractors: ReadonlyMap<string, ExtractorPlugin>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (i.screenshot && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
+  if (i.screenshot_options !== undefined && i.screenshot !== true) issues.push({ field: 'screenshot_options', message: 'only applies with screenshot: true' });
+  if (i.screenshot_options?.quality !== undefined && i.screenshot_options.format !== 'jpeg') issues.push({ field: 'screenshot_options.quality', message: 'only applies to format "jpeg"' });
+  if (i.wait_for !== undefined && i.render_js !== true) issues.push({ field: 'wait_for', message: 'needs render_js: true' });
+  if (i.wait_time !== undefined && i.render_js !== true) issues.push({ field: 'wait_time', message: 'needs render_js: true' });
+  if (i.user_agent !== undefined && CTL.test(i.user_agent)) issues.push({ field: 'user_agent', message: 'must not contain control characters' });
+  for (const [name, value] of Object.entries(i.custom_headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name)) issues.push({ field: `custom_headers.${name}`, message: 'is not a valid header name' });
+    else if (FORBIDDEN_HEADERS.has(lower)) issues.push({ field: `custom_headers.${name}`, message: `${lower} cannot be set: it is a hop-by-hop or framing header, or Host` });
+    else if (lower === 'cookie' && i.cookies !== undefined) issues.push({ field: `custom_headers.${name}`, message: 'give cookies in cookies or in a Cookie header, not both' });
+    if (CTL.test(value)) issues.push({ field: `custom_headers.${name}`, message: 'value must not contain control characters' });
+  }
+  for (const [name, value] of Object.entries(i.cookies ?? {})) {
+    if (!TOKEN.test(name)) issues.push({ field: `cookies.${name}`, message: 'is not a valid cookie name' });
+    if (/[;\s",\\]|[\u0000-\u001f\u007f]/.test(value)) issues.push({ field: `cookies.${name}`, message: 'value must not contain ; , " \\ whitespace or control characters' });
+  }
+  if (i.proxy_country !== undefined && !isCountryCode(i.proxy_country)) issues.push({ field: 'proxy_country', message: `${i.proxy_country} is not an ISO 3166-1 alpha-2 country code` });
+  for (const id of i.extractors ?? []) {
+    const x = extractors.get(id);
+    if (x === undefined) issues.push({ field: 'extractors', message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
+    else if (x.builtin) issues.push({ field: 'extractors', message: `"${id}" is built in: switch it on with its own field` });
+  }
+  return issues;
+}
+
+const waitForSpec = (s: string): { kind: 'css' | 'xpath'; selector: string } => {
+  if (s.startsWith('xpath=')) return { kind: 'xpath', selector: s.slice(6) };
+  if (s.startsWith('/') || s.startsWith('(')) return { kind: 'xpath', selector: s };
+  return { kind: 'css', selector: s };
+};
+
+const screenshotSpec = (i: ScrapeInput): ScreenshotSpec | undefined => {
+  if (!i.screenshot) return undefined;
+  const o = i.screenshot_options ?? {};
+  const format = o.format ?? 'png';
+  return {
+    fullPage: o.full_page ?? false, width: o.width ?? 1280, height: o.height ?? 800, format,
+    quality: format === 'jpeg' ? (o.quality ?? 80) : undefined, selector: o.selector,
+  };
+};
+
+/** An anti-bot challenge page answered with 200 (Cloudflare, DataDome, PerimeterX, Akamai, ...). */
+export function looksLikeChallenge(result: FetchResult): boolean {
+  const h = result.headers;
+  if (h['cf-mitigated'] === 'challenge') return true;
+  if (result.statusCode !== 200 && result.statusCode !== 403 && result.statusCode !== 429 && result.statusCode !== 503) return false;
+  const head = result.body.slice(0, 20_000);
+  return /<title>\s*(Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied|Please verify you are a human)\s*<\/title>/i.test(head)
+    || /\b(cf-chl-|challenge-platform|_cf_chl_opt|captcha-delivery\.com|px-captcha|_pxCaptcha)/.test(head);
+}
+
+/** Run a fetch as an Effect: the AbortSignal fires when the fiber is interrupted (client gone). */
+function runFetch(fetcher: FetcherPlugin, req: Omit<FetchRequest, 'signal'>): Effect.Effect<FetchResult, ApiFailure> {
+  return Effect.callback<FetchResult, ApiFailure>((resume) => {
+    const controller = new AbortController();
+    fetcher.fetch({ ...req, signal: controller.signal }).then(
+      (r) => resume(Effect.succeed(r)),
+      (e) => resume(isApiFailure(e) ? Effect.fail(e) : Effect.die(e)),
+    );
+    return Effect.sync(() => controller.abort());
+  });
+}
+
+export function createScrapeOperation(options: ScrapeOptions) {
+  return defineOperation({
+    name: 'operation-scrape',
+    description: 'POST /v1/scrape and GET /v1/screenshots/{file}.',
+    dependsOn: ['fetcher-http'],
+    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
+    routes(host) {
+      const fetchers = host.registry.byKind('fetcher') as unknown as FetcherPlugin[];
+      const httpFetcher = fetchers.find((f) => f.mode === 'http');
+      const browserFetcher = fetchers.find((f) => f.mode === 'browser');
+      if (httpFetcher === undefined) throw new Error('operation-scrape needs a fetcher plugin with mode "http"');
+      const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
+      const proxies = host.registry.byKind('proxy-provider') as unknown as ProxyProviderPlugin[];
+      const builtin = (id: string) => extractors.get(id);
+
+      const pickProxy = (type: 'datacenter' | 'residential', country: string | undefined, exclude: readonly string[]): ProxyChoice | undefined => {
+        for (const p of proxies) {
+          const c = p.pick({ type, country, exclude });
+          if (c !== undefined) return c;
+        }
+        return undefined;
+      };
+
+      /** The checks and the egress guard on the URL, before any credit is held. */
+      const precheck = {
+        name: 'precheck',
+        run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
+          const i = ctx.input;
+          const issues = check(i, extractors);
+          const u = checkTargetUrl(i.url, { allowPrivate: options.allowPrivate });
+          if (!u.ok && /scheme|URL|host|port|credentials/i.test(u.reason) && !/address/i.test(u.reason)) issues.unshift({ field: 'url', message: u.reason });
+          if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));
+          if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
+          if (i.render_js && browserFetcher === undefined) return Effect.fail(BadRequest.of('render_js', 'this server has no browser fetcher'));
+          if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
+            const type = i.proxy_type ?? 'datacenter';
+            // available() rather than pick(): a pick would move the rotation on.
+            const available = proxies.flatMap((p) => p.available());
+            const offered = i.proxy_country !== undefined
+              ? available.includes(`${type}:${i.proxy_country}`)
+              : available.some((a) => a.startsWith(`${type}:`));
+            if (!offered) {
+              return Effect.fail(new ProxyNotAvailable({
+                message: `no ${type} proxy${i.proxy_country ? ` in ${i.proxy_country}` : ''} is configured on this server${available.length ? ` (available: ${available.join(', ')})` : ' (none are configured)'}`,
+                field: i.proxy_country !== undefined ? 'proxy_country' : 'proxy_type',
+                available,
+              }));
+            }
+          }
+          return Effect.succeed({ target: u.url });
+        },
+      };
+
+      const fetchStage = {
+        name: 'fetch',
+        run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
+          const i = ctx.input;
+          const fetcher = i.render_js ? browserFetcher! : httpFetcher;
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(i.custom_headers ?? {})) headers[k.toLowerCase()] = v;
+          const base: Omit<FetchRequest, 'signal' | 'proxy'> = {
+            url: i.url,
+            headers,
+            userAgent: i.user_agent,
+            cookies: i.cookies ?? {},
+            followRedirects: i.follow_redirects ?? true,
+            timeoutMs: (i.timeout ?? 30) * 1000,
+            ...(i.render_js
+              ? {
+                waitFor: i.wait_for === undefined ? undefined : waitForSpec(i.wait_for),
+                waitTimeMs: i.wait_time === undefined ? undefined : i.wait_time * 1000,
+                screenshot: screenshotSpec(i),
+              }
+              : {}),
+          };
+          const wantsProxy = i.proxy_type !== undefined || i.proxy_country !== undefined;
+          if (!wantsProxy) return Effect.map(runFetch(fetcher, { ...base, proxy: undefined }), (result) => ({ result, proxyUsed: undefined }));
+          const type = i.proxy_type ?? 'datacenter';
+          const tried: string[] = [];
+          // A proxy that fails (unreachable, refused) is rotated: the next attempt goes through another one.
+          const attempt = (n: number): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
+            const proxy = pickProxy(type, i.proxy_country, tried);
+            if (proxy === undefined) {
+              return Effect.fail(new TargetUnreachable({ message: 'Every proxy tried failed', details: `tried ${tried.join(', ')}` }));
+            }
+            tried.push(proxy.id);
+            return Effect.catch(
+              Effect.map(runFetch(fetcher, { ...base, proxy }), (result) => ({ result, proxyUsed: proxy })),
+              (e: ApiFailure) => {
+                if (e.code !== 'TARGET_UNREACHABLE') return Effect.fail(e);
+                // Rest a failed proxy for a minute so other requests skip it too.
+                for (const p of proxies) p.markFailed?.(proxy.id, Date.now() + 60_000);
+                return n < options.proxyRetries ? attempt(n + 1) : Effect.fail(e);
+              },
+            );
+          };
+          return attempt(0);
+        },
+      };
+
+      const judge = {
+        name: 'judge',
+        run: (ctx: { result: FetchResult }): Effect.Effect<{ judged: true }, TargetBlocked> => {
+          const r = ctx.result;
+          if (r.statusCode === 403) return Effect.fail(new TargetBlocked({ message: 'The target site refused the request (HTTP 403)', statusCode: 403 }));
+          if (looksLikeChallenge(r)) return Effect.fail(new TargetBlocked({ message: 'The target site answered with an anti-bot challenge page', statusCode: r.statusCode }));
+          return Effect.succeed({ judged: true as const });
+        },
+      };
+
+      const extractStage = {
+        name: 'extract',
+        run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }) =>
+          Effect.promise(async () => {
+            const i = ctx.input;
+            const r = ctx.result;
+            const page: Page = parsePage({ url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body });
+            const wanted: string[] = ['text_content'];
+            if (i.extract_links) wanted.push('links');
+            if (i.extract_images) wanted.push('images');
+            if (i.extract_schema) wanted.push('schema_data');
+            if (i.extract_meta) wanted.push('meta_data');
+            if (i.main_content) wanted.push('main_content');
+            if (i.markdown) wanted.push('markdown');
+            const builtins: Record<string, unknown> = {};
+            const extracted: Record<string, unknown> = {};
+            const errors: Record<string, string> = {};
+            const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string) => {
+              const media = page.contentType.split(';')[0]!.trim().toLowerCase();
+              const types = x.filter?.contentTypes;
+              if (types !== undefined && media !== '' && !types.includes(media)) return;
+              if (x.filter?.urlPattern !== undefined && !x.filter.urlPattern.test(page.finalUrl)) return;
+              try {
+                into[key] = await x.extract(page, {});
+              } catch (e) {
+                errors[key] = e instanceof Error ? e.message : String(e);
+              }
+            };
+            for (const id of wanted) {
+              const x = builtin(id);
+              if (x !== undefined) await run(x, builtins, id);
+            }
+            for (const id of i.extractors ?? []) await run(extractors.get(id)!, extracted, id);
+            return { builtins, extracted, extractorErrors: errors };
+          }),
+      };
+
+      const storeScreenshot = {
+        name: 'store',
+        run: (ctx: RequestContext & { result: FetchResult }): Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined }, ApiFailure> => {
+          const shot = ctx.result.screenshot;
+          if (shot === undefined) return Effect.succeed({ screenshot: undefined });
+          const token = randomBytes(24).toString('base64url');
+          const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
+          const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
+          const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
+          return Effect.map(
+            Effect.tryPromise({
+              try: () => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt }),
+              catch: (e) => new TargetUnreachable({ message: 'Could not store the screenshot', details: String(e) }) as ApiFailure,
+            }),
+            () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
+          );
+        },
+      };
+
+      const scrapeRoute = {
+        method: 'POST' as const,
+        path: '/v1/scrape',
+        summary: 'Scrape one URL: HTML, text, links, images, structured data, meta tags, main content, Markdown, screenshot.',
+        tags: ['scrape'],
+        auth: 'bearer' as const,
+        headers: ['host'],
+        request: schema(ScrapeRequest),
+        response: schema(ScrapeResponse),
+        failures: [400, 402, 403, 429, 502, 503, 504],
+        handle: Pipeline.from<RequestContext>()
+          .then(host.stages.auth)
+          .then(host.stages.quota('scrape'))
+          .then(host.stages.validate(schema(ScrapeRequest)))
+          .then(precheck)
+          .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(i)))
+          .then(fetchStage)
+          .then(judge)
+          .then(extractStage)
+          .then(storeScreenshot)
+          .then(host.stages.bill)
+          .handle((ctx) => {
+            const r = ctx.result;
+            const b = ctx.builtins;
+            const out: Record<string, unknown> = {
+              url: ctx.input.url,
+              final_url: r.finalUrl,
+              status_code: r.statusCode,
+              content_type: r.contentType,
+              content: r.body,
+              text_content: (b.text_content as string | undefined) ?? '',
+              load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
+            };
+            for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
+            if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
+            if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
+            if (ctx.screenshot !== undefined) {
+              out.screenshot_url = ctx.screenshot.url;
+              out.screenshot_expires_at = ctx.screenshot.expiresAt;
+            }
+            if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
+            out.credits_used = ctx.charge.creditsUsed;
+            out.remaining_credits = ctx.charge.remainingCredits;
+            return Effect.succeed(out);
+          }),
+      };
+
+      const screenshotRoute = {
+        method: 'GET' as const,
+        path: '/v1/screenshots/{file}',
+        summary: 'A screenshot taken by a scrape: the unguessable URL is the credential; it expires (SCOUR_SCREENSHOT_TTL).',
+        tags: ['scrape'],
+        auth: 'none' as const,
+        produces: { contentType: 'image/png' },
+        failures: [404],
+        handle: (ctx: RequestContext) => {
+          const m = /^([A-Za-z0-9_-]{32})\.(png|jpg)$/.exec(ctx.params.file ?? '');
+          const notFound = new NotFound({ message: 'No such screenshot, or it has expired' });
+          if (m === null) return Effect.fail(notFound);
+          return Effect.flatMap(
+            Effect.promise(() => options.blobs.get(m[1]!, Date.now())),
+            (blob) => {
+              if (blob === undefined) return Effect.fail(notFound);
+              // The route's declared type is png; a jpeg blob says so (the app lets a stage's content-type win on non-JSON routes).
+              ctx.reply.set('content-type', blob.contentType);
+              ctx.reply.set('cache-control', 'private, max-age=3600');
+              return Effect.succeed(blob.data);
+            },
+          );
+        },
+      };
+      return [scrapeRoute, screenshotRoute];
+    },
+  });
+}
