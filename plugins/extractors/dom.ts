@@ -16,8 +16,6 @@ export const isElement = (n: AnyNode): n is Element => {
 /** Text nodes (CDATA sections hold a text child, reached by walking). */
 export const isTextNode = (n: AnyNode): n is AnyNode & { data: string } => (n.type as string) === 'text';
 
-export const attr = (el: Element, name: string): string | undefined => el.attribs[name];
-
 /** The attribute trimmed, or undefined when absent or blank. */
 export function attrTrim(el: Element, name: string): string | undefined {
   const v = el.attribs[name];
@@ -37,16 +35,6 @@ export function walkElements(root: ParentNode, visit: (el: Element) => boolean |
     const ch = node.children;
     for (let i = ch.length - 1; i >= 0; i--) stack.push(ch[i]!);
   }
-}
-
-/** All elements with one of the tag names, in document order. */
-export function elementsByTag(root: ParentNode, names: ReadonlySet<string> | string): Element[] {
-  const out: Element[] = [];
-  const one = typeof names === 'string' ? names : undefined;
-  walkElements(root, (el) => {
-    if (one !== undefined ? el.name === one : (names as ReadonlySet<string>).has(el.name)) out.push(el);
-  });
-  return out;
 }
 
 /** The first element with that tag name, in document order. */
@@ -134,6 +122,3 @@ export function isHidden(el: Element): boolean {
   if (style !== undefined && style.length < 2000 && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)) return true;
   return false;
 }
-
-/** The media type of a Content-Type value, lower case. */
-export const mediaType = (contentType: string): string => (contentType.split(';')[0] ?? '').trim().toLowerCase();

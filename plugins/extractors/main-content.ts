@@ -1,14 +1,36 @@
 /**
- * main_content: the text of the page's main article. Our own algorithm over
- * the shared DOM (read-only, no re-parse): one iterative pass indexes every
- * element with aggregated text, link-text, comma and tag counts; text blocks
- * score their ancestors (readability-style, decayed by distance) weighted by
- * class/id hints and link density; the best container wins (with
- * <article>/<main>/itemprop=articleBody and JSON-LD articleBody as
- * tie-breaking signals), its siblings are merged when they look like more of
- * the article, and boilerplate inside it (captions, share bars, bylines,
- * related lists, link-heavy blocks, the page title) is pruned while rendering.
- * Tuned on the Zyte article-extraction benchmark (benchmarks/extract).
+ * main_content: the text of the page's main article, blocks as line breaks.
+ * Our own algorithm over the shared DOM (read-only, no re-parse, iterative):
+ *
+ * 1. Index: one pass numbers every element of <body> and aggregates text
+ *    length, link-text length, commas, and <p>/<img>/<li>/<time> counts
+ *    bottom-up. Never-text elements (script, style, nav, aside, footer,
+ *    form controls, figcaption, ...), hidden ones (hidden, display:none,
+ *    utility classes like sr-only / d-none, hover cards) and, on the first
+ *    attempt, "unlikely" ones (class/id like comment, sidebar, related,
+ *    share, promo, ... unless also like article/content/body; ARIA
+ *    navigation/complementary/... roles) are dropped from the index.
+ * 2. Score: every text block (an element's own inline text >= 25 chars)
+ *    scores 1 + commas + length/100 (max 3), added to its container and
+ *    decayed over 4 more ancestors (readability's scheme); a container starts
+ *    from a tag base plus class/id weight (+25 article/content/entry/post/
+ *    story/itemprop=articleBody..., -25 comment/footer/share/sidebar/byline/
+ *    caption...) and ends multiplied by (1 - link density).
+ * 3. Choose: the best container; a shared ancestor of several strong
+ *    candidates of comparable length (a split article, not a teaser list)
+ *    wins; climb while the parent scores higher or the container is an
+ *    only child; merge siblings that score well or are plain paragraphs.
+ * 4. Prune while rendering: the headline (the first <h1>, headings
+ *    repeating <title>), the article's own <header>, bylines, dates, share
+ *    bars, captions, tag lists, galleries, link-only paragraphs and blocks
+ *    of mostly links, and readability's conditional cleaning of lists,
+ *    tables and divs (weight, image/paragraph ratio, link density) unless
+ *    they hold most of the article.
+ * 5. Fall back: when the elements hold < 200 chars (script-rendered pages),
+ *    a JSON-LD articleBody, if longer.
+ *
+ * Measured on the Zyte article-extraction benchmark (benchmarks/extract,
+ * `npm run bench:extract`): generic rules only, no per-site ones.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
 import { HTML_FILTER } from './common.js';
@@ -293,11 +315,6 @@ function chooseContainer(ix: Index): Choice | undefined {
       }
     }
   }
-  if (process.env.MC_DEBUG) {
-    const d = (i: number) => `${els[i]!.name}.${(els[i]!.attribs.class ?? '').slice(0, 40)}#${els[i]!.attribs.id ?? ''} s=${finalScore[i]!.toFixed(1)} raw=${score[i]!.toFixed(1)} len=${textLen[i]} ld=${(linkLen[i]! / Math.max(1, textLen[i]!)).toFixed(2)}`;
-    console.error('TOP', [...cands].sort((a, b) => finalScore[b]! - finalScore[a]!).slice(0, 6).map(d).join('\n    '));
-    console.error('BEST0', d(best));
-  }
   let lastScore = finalScore[best]!;
   const threshold = lastScore / 3;
   for (let p = parent[best]!; p >= 0 && els[p]!.name !== 'body'; p = parent[p]!) {
@@ -340,7 +357,6 @@ function chooseContainer(ix: Index): Choice | undefined {
     }
     if (append) nodes.push(els[s]!);
   }
-  if (process.env.MC_DEBUG) console.error('NODES', nodes.map((e) => `${e.name}.${e.attribs.class ?? ''}#${e.attribs.id ?? ''}`));
   let total = 0;
   for (const e of nodes) total += textLen[ix.pos.get(e)!]!;
   return { nodes, score: topScore, scores: score, total };
@@ -392,7 +408,8 @@ function makeSkip(ix: Index, choice: Choice, title: string): (el: Element) => bo
       // Never drop what holds most of the article.
       if (len > total * 0.5) return false;
       const w = weight[i]!;
-      if (w + scores[i]! < 0) return true;
+      // Lists start from a negative base score; only their class can condemn them.
+      if (w + (name === 'ul' || name === 'ol' ? Math.max(0, scores[i]!) : scores[i]!) < 0) return true;
       if (commas[i]! >= 10) return false;
       const p = pCount[i]!;
       const img = imgCount[i]!;
@@ -403,7 +420,8 @@ function makeSkip(ix: Index, choice: Choice, title: string): (el: Element) => bo
       if (w < 25 && ld > 0.2) return true;
       if (w >= 25 && ld > 0.5) return true;
     }
-    if ((name === 'p' || name === 'li') && ld > 0.5 && len < 200) return true;
+    // A short paragraph that is mostly a link ("Read more: ...") is a pointer elsewhere, unless it says something itself.
+    if ((name === 'p' || name === 'li') && ld > 0.5 && len < 200 && len - linkLen[i]! < 40) return true;
     // A block of mostly links (related stories, tag lists) is navigation, whatever its length.
     if (ld > 0.7 && BLOCK_TAGS.has(name) && ix.hasBlockChild[i] === 0) return true;
     return false;

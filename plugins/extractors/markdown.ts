@@ -20,8 +20,11 @@ import { BLOCK_TAGS, defaultSkip, PARAGRAPH_TAGS, renderText } from './text.js';
 
 const MAX_NESTING = 16;
 const WS = /\s+/g;
-const INLINE_ESCAPE = /([\\`*_[\]<>|])/g;
-const LINE_START_ESCAPE = /^(#{1,6}(?=\s|$)|[-+=](?=\s|$)|\d+(?=[.)](?:\s|$)))/;
+/** Characters with inline meaning ("|" only matters in tables, escaped there; ">" only at a line start). */
+const INLINE_ESCAPE = /([\\`*_[\]<])/g;
+const LINE_START = /^(?:#{1,6}(?=\s|$)|[-+=](?=\s|$)|>|\d+(?=[.)](?:\s|$)))/;
+/** Text at a line start that Markdown would read as a heading, list item, quote or rule: "\# x", "\- x", "\> x", "1\. x". */
+const escapeLineStart = (s: string): string => s.replace(LINE_START, (m) => (/^\d/.test(m) ? m + '\\' : '\\' + m));
 
 class MarkdownWriter {
   private readonly parts: string[] = [];
@@ -79,7 +82,7 @@ class MarkdownWriter {
     if (words !== '') {
       let escaped = words.replace(INLINE_ESCAPE, '\\$1');
       const atStart = this.separate();
-      if (atStart && this.pendingOpen === '') escaped = escaped.replace(LINE_START_ESCAPE, '\\$1');
+      if (atStart && this.pendingOpen === '') escaped = escapeLineStart(escaped);
       this.parts.push(this.pendingOpen, escaped);
       this.pendingOpen = '';
     }
@@ -253,7 +256,12 @@ export function toMarkdown(nodes: readonly AnyNode[], skip: (el: Element) => boo
       if (item.close !== undefined) w.close(item.close[0], item.close[1]);
       if (item.flat === true) w.flat--;
       if (item.prefix === true) w.popPrefix();
-      if (item.list === true) lists.pop();
+      if (item.list === true) {
+        lists.pop();
+        // A nested list ends inside its item: no blank line.
+        w.brk(lists.length > 0 ? 1 : 2);
+        continue;
+      }
       if (PARAGRAPH_TAGS.has(el.name)) w.brk(2);
       else if (BLOCK_TAGS.has(el.name)) w.brk(1);
       continue;
@@ -373,7 +381,7 @@ export function extractMarkdown(page: Page): string {
   if (main.source === 'json-ld') {
     return main.text
       .split('\n\n')
-      .map((para) => para.replace(INLINE_ESCAPE, '\\$1').replace(LINE_START_ESCAPE, '\\$1'))
+      .map((para) => escapeLineStart(para.replace(INLINE_ESCAPE, '\\$1')))
       .join('\n\n');
   }
   const { body } = structure(page.document);

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { mainContent, mainContentExtractor } from '../../plugins/extractors/main-content.js';
+import { parsePage } from '../../plugins/extractors/parse.js';
+import { scoreOne } from '../../benchmarks/extract/score.mjs';
+import { benchmarkPage, hasBenchmark, page } from './support.js';
+
+const main = (html: string): string => mainContentExtractor.extract(page(html), {}) as string;
+
+const para = (n: number, word = 'article'): string =>
+  `<p>This is ${word} paragraph number ${n}, which talks at length about the subject, with commas, detail, and more detail for the reader to enjoy.</p>`;
+
+const ARTICLE = [1, 2, 3, 4, 5].map((n) => para(n)).join('\n');
+
+const layout = (content: string, extra = ''): string => `<!doctype html><html><head><title>The Headline - Example News</title></head><body>
+  <header class="site-header"><nav><a href="/">Home</a> <a href="/world">World</a> <a href="/sport">Sport</a></nav></header>
+  <div class="page">
+    <div class="sidebar"><h3>Most popular</h3><ul><li><a href="/1">Other story one with a long title</a></li><li><a href="/2">Other story two with a long title</a></li></ul></div>
+    <main>${content}</main>
+    ${extra}
+  </div>
+  <footer class="site-footer"><p>Copyright Example News. All rights reserved, everywhere, forever, and so on.</p></footer>
+</body></html>`;
+
+describe('main_content', () => {
+  it('finds the article and leaves navigation, sidebar and footer out', () => {
+    const text = main(layout(`<article><h1>The Headline</h1>${ARTICLE}</article>`));
+    expect(text).toBe([1, 2, 3, 4, 5].map((n) => `This is article paragraph number ${n}, which talks at length about the subject, with commas, detail, and more detail for the reader to enjoy.`).join('\n\n'));
+  });
+
+  it.each([
+    ['figure captions', '<figure><img src="a.jpg"><figcaption>A caption that should not be here</figcaption></figure>', 'caption'],
+    ['bylines', '<div class="byline">By Jane Reporter, staff writer</div>', 'Jane'],
+    ['share bars', '<div class="share-buttons"><a href="/s">Share on Facebook</a> <a href="/t">Tweet this</a></div>', 'Share'],
+    ['related-links blocks', '<div class="related-stories"><a href="/r1">A related story with a long title</a><a href="/r2">Another related story</a></div>', 'related'],
+    ['comments', '<div id="comments"><p>First comment, I totally disagree with everything, sorry.</p></div>', 'comment'],
+    ['scripts and styles', '<script>var notText = 1;</script><style>.x { color: red }</style>', 'notText'],
+    ['hidden elements', '<p class="sr-only">Screen reader only text here</p><p hidden>Hidden text</p>', 'Screen reader'],
+    ['a link-only paragraph', '<p><a href="/more">Read more: another story entirely about something else</a></p>', 'Read more'],
+    ['the page headline', '', 'Headline'],
+  ])('prunes %s inside the article', (_name, boilerplate, word) => {
+    const text = main(layout(`<article><h1>The Headline</h1>${para(1)}${boilerplate}${para(2)}${para(3)}</article>`));
+    expect(text).toContain('paragraph number 3');
+    expect(text).not.toContain(word);
+  });
+
+  it('keeps headings, lists, quotes and code inside the article, as blocks', () => {
+    const text = main(layout(`<article>${para(1)}<h2>A section heading</h2>${para(2)}
+      <ul><li>first point</li><li>second point</li></ul><blockquote><p>A quoted statement, said by someone important.</p></blockquote>
+      <pre>code  block</pre>${para(3)}</article>`));
+    expect(text).toContain('\n\nA section heading\n\n');
+    expect(text).toContain('first point\nsecond point');
+    expect(text).toContain('A quoted statement, said by someone important.');
+    expect(text).toContain('code  block');
+  });
+
+  it('merges sibling blocks that continue the article', () => {
+    const text = main(layout(`<div class="story-body">${para(1)}${para(2)}${para(3)}</div><div class="story-body">${para(4)}${para(5)}</div>`));
+    expect(text).toContain('number 1');
+    expect(text).toContain('number 5');
+  });
+
+  it('prefers the long article to a listing of short teasers', () => {
+    const teasers = [1, 2, 3, 4].map((n) => `<div class="teaser"><p><a href="/t${n}">Teaser ${n}, a short, linked, title</a></p></div>`).join('');
+    const text = main(layout(`<div class="post-content">${ARTICLE}</div>`, `<div class="more">${teasers}</div>`));
+    expect(text).toContain('number 5');
+    expect(text).not.toContain('Teaser');
+  });
+
+  it('uses a JSON-LD articleBody when the page itself holds no article', () => {
+    const html = `<html><head><script type="application/ld+json">{"@type":"NewsArticle","articleBody":"First paragraph of the story.\\nSecond <b>paragraph</b> of it."}</script></head><body><div id="app"></div></body></html>`;
+    const p = page(html);
+    expect(mainContent(p)).toMatchObject({ source: 'json-ld', text: 'First paragraph of the story.\n\nSecond paragraph of it.' });
+  });
+
+  it('gives "" for a page without text', () => {
+    expect(main('')).toBe('');
+    expect(main('<html><body><img src="a.png"></body></html>')).toBe('');
+  });
+
+  it('computes once per parsed page and does not change the tree', () => {
+    const p = page(layout(`<article>${ARTICLE}</article>`));
+    const before = JSON.stringify(p.document.children.length);
+    expect(mainContent(p)).toBe(mainContent(p));
+    expect(JSON.stringify(p.document.children.length)).toBe(before);
+  });
+});
+
+// Real pages of the Zyte article-extraction benchmark (read from ../shared/data at test time).
+const REAL_PAGES = [
+  '042bb7b5fedab6eac7db576522b89b93904c237d344bcbe14a6a5ab7f7335856', // wsj.com
+  '264dc3ae31249cb1f50c50986e0952a4708c2e705d18a2d8bf0e525da6e2b485', // twincities.com
+  '3d8f3404cf975af824d7866b7679bc45189c3eea6adb32f0a125a0904b1abbb2', // indiewire.com
+  '87438a0dacbeb979e72522f42b9020048da13dc5a079477114190c8855701b7f', // oregonlive.com
+  'a1fca19b884e0e946ad3fbe2a7f5031e5e3b23372702a76db302b6143c77cb31', // nypost.com
+  'd48aeb9cf2f2ff15769a57513249b4a6a669159f3e50b335e741d4206a824e88', // wired.com
+];
+
+describe.skipIf(!hasBenchmark)('main_content on real pages (benchmark ground truth)', () => {
+  it.each(REAL_PAGES)('reaches shingle F1 >= 0.9 on %s', (id) => {
+    const { html, url, truth } = benchmarkPage(id);
+    const p = parsePage({ url, finalUrl: url, statusCode: 200, contentType: 'text/html', html });
+    const score = scoreOne(truth, mainContentExtractor.extract(p, {}) as string);
+    expect(score.f1).toBeGreaterThanOrEqual(0.9);
+  });
+});
