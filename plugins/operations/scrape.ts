@@ -237,7 +237,8 @@ export function createScrapeOperation(options: ScrapeOptions) {
             ...(i.render_js
               ? {
                 waitFor: i.wait_for === undefined ? undefined : waitForSpec(i.wait_for),
-                waitTimeMs: i.wait_time === undefined ? undefined : i.wait_time * 1000,
+                // wait_for waits 10 s unless wait_time says otherwise; wait_time alone is a pause after load.
+                waitTimeMs: i.wait_time !== undefined ? i.wait_time * 1000 : i.wait_for !== undefined ? 10_000 : undefined,
                 screenshot: screenshotSpec(i),
               }
               : {}),

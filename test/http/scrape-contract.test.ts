@@ -348,6 +348,10 @@ describe('POST /v1/scrape', () => {
       const xpath = await call(s.url, '/v1/scrape', { key: acct.key, body: { url: `${site.url}/delayed-element?ms=700`, render_js: true, wait_for: '//div[@id="late"]', wait_time: 5 } });
       expect(xpath.status).toBe(200);
       expect(xpath.body.content).toContain('Late content');
+      // wait_time alone: a pause after load, long enough for the late element.
+      const paused = await call(s.url, '/v1/scrape', { key: acct.key, body: { url: `${site.url}/delayed-element?ms=700`, render_js: true, wait_time: 2 } });
+      expect(paused.status).toBe(200);
+      expect(paused.body.content).toContain('Late content');
       const before = await balance(s.url, acct.key);
       const never = await call(s.url, '/v1/scrape', { key: acct.key, body: { url: `${site.url}/delayed-element?ms=60000`, render_js: true, wait_for: '#late', wait_time: 1 } });
       expectError(never, 504, 'TARGET_TIMEOUT');

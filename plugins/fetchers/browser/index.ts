@@ -426,6 +426,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           if (isInvalidSelector(e)) throw BadRequest.of('wait_for', `not a valid ${req.waitFor.kind === 'css' ? 'CSS selector' : 'XPath expression'}: ${errText(e)}`);
           throw e;
         }
+      } else if (req.waitTimeMs !== undefined) {
+        // wait_time without wait_for: let the page's scripts run that long after load (bounded by the timeout).
+        await step(page.waitForTimeout(Math.min(req.waitTimeMs, Math.max(0, remaining() - 100))), signal);
       } else if (networkIdleMs > 0) {
         await step(page.waitForLoadState('networkidle', { timeout: Math.min(networkIdleMs, remaining()) }), signal).catch((e: unknown) => {
           if (signal.aborted) throw e;
