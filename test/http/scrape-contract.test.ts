@@ -408,3 +408,30 @@ describe('POST /v1/scrape', () => {
     }, 30_000);
   });
 });
+
+describe('POST /v1/scrape on the shared configuration (PostgreSQL + Redis)', () => {
+  let site: TargetSite;
+  let s: Running;
+  beforeAll(async () => {
+    site = await startTargetSite();
+    s = await startScourIn('shared', 'uws', { adminToken: ADMIN, allowPrivateTargets: true });
+  }, 30_000);
+  afterAll(async () => {
+    await s?.stop();
+    await site?.close();
+  });
+
+  it('charges a success once and a failure never, and carries the plan headers', async () => {
+    const a = await account(s.url, 'starter', 10);
+    const ok = await call(s.url, '/v1/scrape', { key: a.key, body: { url: `${site.url}/html/simple`, extract_meta: true } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ credits_used: 4, remaining_credits: 6 });
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('50');
+    expectError(await call(s.url, '/v1/scrape', { key: a.key, body: { url: `${site.url}/blocked` } }), 403, 'TARGET_BLOCKED');
+    const short = await call(s.url, '/v1/scrape', { key: a.key, body: { url: `${site.url}/html/simple`, render_js: true } });
+    expectError(short, 402, 'NO_CREDITS');
+    expect(short.body).toMatchObject({ credits_remaining: 6, credits_required: 8 });
+    expect(await balance(s.url, a.key)).toEqual({ remaining: 6, reserved: 0, used: 4 });
+    expect(await ledger(s.url, a.id)).toHaveLength(1);
+  });
+});
