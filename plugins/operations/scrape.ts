@@ -364,7 +364,8 @@ export function createScrapeOperation(options: ScrapeOptions) {
               status_code: r.statusCode,
               content_type: r.contentType,
               content: r.body,
-              text_content: (b.text_content as string | undefined) ?? '',
+              // Not HTML (plain text, JSON, XML): the text is the body itself.
+              text_content: (b.text_content as string | undefined) ?? (/^(text\/|application\/([a-z.+-]*\+)?(json|xml))/i.test(r.contentType) ? r.body : ''),
               load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
             };
             for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];

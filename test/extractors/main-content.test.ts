@@ -95,7 +95,7 @@ const REAL_PAGES = [
   'd48aeb9cf2f2ff15769a57513249b4a6a669159f3e50b335e741d4206a824e88', // wired.com
 ];
 
-describe.skipIf(!hasBenchmark)('main_content on real pages (benchmark ground truth)', () => {
+describe('main_content on real pages (benchmark ground truth)', () => {
   it.each(REAL_PAGES)('reaches shingle F1 >= 0.9 on %s', (id) => {
     const { html, url, truth } = benchmarkPage(id);
     const p = parsePage({ url, finalUrl: url, statusCode: 200, contentType: 'text/html', html });

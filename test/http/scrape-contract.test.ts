@@ -205,6 +205,7 @@ describe('POST /v1/scrape', () => {
     });
     expect(a.status).toBe(200);
     const echo = JSON.parse(a.body.content);
+    expect(a.body.text_content).toBe(a.body.content); // JSON: the text is the body
     expect(echo.headers['user-agent']).toBe('ScourTest/1.0');
     expect(echo.headers['x-trace']).toBe('abc');
     expect(echo.headers['accept-language']).toBe('de');

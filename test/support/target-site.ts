@@ -50,13 +50,14 @@
  *
  * Only for tests: no limits, no auth, loopback only.
  */
+import { SHARED_DATA_DIR } from './shared-data.js';
 import { readFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 
-export const ARTICLE_DIR = '/work/shared/data/extraction/zyte-article-benchmark/html';
+export const ARTICLE_DIR = `${SHARED_DATA_DIR}/extraction/zyte-article-benchmark/html`;
 
 /** The text each charset page carries (inside <p id="text">), decoded correctly. */
 export const CHARSET_TEXT = {
