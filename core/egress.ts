@@ -325,35 +325,35 @@ export function redactUrl(raw: string | URL): string {
  * localhost names are judged by their class. Names are judged again once
  * resolved (adapters/egress).
  */
-export function checkTargetUrl(raw: string, opts: EgressPolicy): { ok: true; url: URL } | { ok: false; reason: string } {
+export function checkTargetUrl(raw: string, opts: EgressPolicy): { ok: true; url: URL } | { ok: false; reason: string; kind: 'syntax' | 'address' } {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'not a valid absolute URL' };
+    return { ok: false, reason: 'not a valid absolute URL', kind: 'syntax' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, reason: `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (http and https only)` };
+    return { ok: false, reason: `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (http and https only)`, kind: 'syntax' };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'credentials in the URL (user:password@) are not allowed' };
+    return { ok: false, reason: 'credentials in the URL (user:password@) are not allowed', kind: 'syntax' };
   }
   const host = url.hostname;
-  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (host === '') return { ok: false, reason: 'the URL has no host', kind: 'syntax' };
   if (url.port !== '') {
     const port = Number(url.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${url.port} is not allowed` };
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${url.port} is not allowed`, kind: 'syntax' };
   }
-  if (isMetadataHostname(host)) return { ok: false, reason: `${host} is a cloud metadata endpoint` };
+  if (isMetadataHostname(host)) return { ok: false, reason: `${host} is a cloud metadata endpoint`, kind: 'address' };
   const literal = parseIpLiteral(host);
   if (literal !== undefined) {
     const verdict = addressVerdict(literal, opts);
-    return verdict === true ? { ok: true, url } : { ok: false, reason: verdict };
+    return verdict === true ? { ok: true, url } : { ok: false, reason: verdict, kind: 'address' };
   }
   if (isLocalhostName(host)) {
     // Judged as 127.0.0.1 would be; the resolved addresses are checked again.
     const verdict = addressVerdict('127.0.0.1', { allowPrivate: opts.allowPrivate });
-    if (verdict !== true && !opts.allowAddress) return { ok: false, reason: `${host} is ${CLASS_TEXT.loopback}` };
+    if (verdict !== true && !opts.allowAddress) return { ok: false, reason: `${host} is ${CLASS_TEXT.loopback}`, kind: 'address' };
   }
   return { ok: true, url };
 }

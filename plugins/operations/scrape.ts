@@ -197,7 +197,8 @@ export function createScrapeOperation(options: ScrapeOptions) {
           const i = ctx.input;
           const issues = check(i, extractors);
           const u = checkTargetUrl(i.url, { allowPrivate: options.allowPrivate });
-          if (!u.ok && /scheme|URL|host|port|credentials/i.test(u.reason) && !/address/i.test(u.reason)) issues.unshift({ field: 'url', message: u.reason });
+          // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
+          if (!u.ok && u.kind === 'syntax') issues.unshift({ field: 'url', message: u.reason });
           if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));
           if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
           if (i.render_js && browserFetcher === undefined) return Effect.fail(BadRequest.of('render_js', 'this server has no browser fetcher'));
