@@ -16,6 +16,7 @@ import {
 } from '../../core/errors.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { BlobStore } from '../../core/ports.js';
+import type { PluginHost } from '../../core/plugin.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { parsePage } from '../extractors/parse.js';
@@ -167,6 +168,213 @@ function runFetch(fetcher: FetcherPlugin, req: Omit<FetchRequest, 'signal'>): Ef
   });
 }
 
+/** What the stages of one scrape have added by the time it is answered. */
+export interface ScrapeOutcome {
+  readonly input: ScrapeInput;
+  readonly result: FetchResult;
+  readonly proxyUsed: ProxyChoice | undefined;
+  readonly builtins: Record<string, unknown>;
+  readonly extracted: Record<string, unknown>;
+  readonly extractorErrors: Record<string, string>;
+  readonly screenshot: { url: string; expiresAt: string } | undefined;
+}
+
+/**
+ * The stages of one scrape after validation, built once per server: the
+ * single scrape's route runs them as its pipeline, and bulk scrape runs the
+ * same ones for each of its URLs.
+ */
+export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
+  const fetchers = host.registry.byKind('fetcher') as unknown as FetcherPlugin[];
+  const httpFetcher = fetchers.find((f) => f.mode === 'http');
+  const browserFetcher = fetchers.find((f) => f.mode === 'browser');
+  if (httpFetcher === undefined) throw new Error('operation-scrape needs a fetcher plugin with mode "http"');
+  const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
+  const proxies = host.registry.byKind('proxy-provider') as unknown as ProxyProviderPlugin[];
+  const builtin = (id: string) => extractors.get(id);
+
+  const pickProxy = (type: 'datacenter' | 'residential', country: string | undefined, exclude: readonly string[]): ProxyChoice | undefined => {
+    for (const p of proxies) {
+      const c = p.pick({ type, country, exclude });
+      if (c !== undefined) return c;
+    }
+    return undefined;
+  };
+
+  /** The checks and the egress guard on the URL, before any credit is held. */
+  const precheck = {
+    name: 'precheck',
+    run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
+      const i = ctx.input;
+      const issues = check(i, extractors);
+      const u = checkTargetUrl(i.url, { allowPrivate: options.allowPrivate });
+      // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
+      if (!u.ok && u.kind === 'syntax') issues.unshift({ field: 'url', message: u.reason });
+      if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));
+      if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
+      if (i.render_js && browserFetcher === undefined) return Effect.fail(BadRequest.of('render_js', 'this server has no browser fetcher'));
+      if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
+        const type = i.proxy_type ?? 'datacenter';
+        // available() rather than pick(): a pick would move the rotation on.
+        const available = proxies.flatMap((p) => p.available());
+        const offered = i.proxy_country !== undefined
+          ? available.includes(`${type}:${i.proxy_country}`)
+          : available.some((a) => a.startsWith(`${type}:`));
+        if (!offered) {
+          return Effect.fail(new ProxyNotAvailable({
+            message: `no ${type} proxy${i.proxy_country ? ` in ${i.proxy_country}` : ''} is configured on this server${available.length ? ` (available: ${available.join(', ')})` : ' (none are configured)'}`,
+            field: i.proxy_country !== undefined ? 'proxy_country' : 'proxy_type',
+            available,
+          }));
+        }
+      }
+      return Effect.succeed({ target: u.url });
+    },
+  };
+
+  const fetchStage = {
+    name: 'fetch',
+    run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
+      const i = ctx.input;
+      const fetcher = i.render_js ? browserFetcher! : httpFetcher;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(i.custom_headers ?? {})) headers[k.toLowerCase()] = v;
+      const base: Omit<FetchRequest, 'signal' | 'proxy'> = {
+        url: i.url,
+        headers,
+        userAgent: i.user_agent,
+        cookies: i.cookies ?? {},
+        followRedirects: i.follow_redirects ?? true,
+        timeoutMs: (i.timeout ?? 30) * 1000,
+        ...(i.render_js
+          ? {
+            waitFor: i.wait_for === undefined ? undefined : waitForSpec(i.wait_for),
+            // wait_for waits 10 s unless wait_time says otherwise; wait_time alone is a pause after load.
+            waitTimeMs: i.wait_time !== undefined ? i.wait_time * 1000 : i.wait_for !== undefined ? 10_000 : undefined,
+            screenshot: screenshotSpec(i),
+          }
+          : {}),
+      };
+      const wantsProxy = i.proxy_type !== undefined || i.proxy_country !== undefined;
+      if (!wantsProxy) return Effect.map(runFetch(fetcher, { ...base, proxy: undefined }), (result) => ({ result, proxyUsed: undefined }));
+      const type = i.proxy_type ?? 'datacenter';
+      const tried: string[] = [];
+      // A proxy that fails (unreachable, refused) is rotated: the next attempt goes through another one.
+      const attempt = (n: number): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
+        const proxy = pickProxy(type, i.proxy_country, tried);
+        if (proxy === undefined) {
+          return Effect.fail(new TargetUnreachable({ message: 'Every proxy tried failed', details: `tried ${tried.join(', ')}` }));
+        }
+        tried.push(proxy.id);
+        return Effect.catch(
+          Effect.map(runFetch(fetcher, { ...base, proxy }), (result) => ({ result, proxyUsed: proxy })),
+          (e: ApiFailure) => {
+            if (e.code !== 'TARGET_UNREACHABLE') return Effect.fail(e);
+            // Rest a failed proxy for a minute so other requests skip it too.
+            for (const p of proxies) p.markFailed?.(proxy.id, Date.now() + 60_000);
+            return n < options.proxyRetries ? attempt(n + 1) : Effect.fail(e);
+          },
+        );
+      };
+      return attempt(0);
+    },
+  };
+
+  const judge = {
+    name: 'judge',
+    run: (ctx: { result: FetchResult }): Effect.Effect<{ judged: true }, TargetBlocked> => {
+      const r = ctx.result;
+      if (r.statusCode === 403) return Effect.fail(new TargetBlocked({ message: 'The target site refused the request (HTTP 403)', statusCode: 403 }));
+      if (looksLikeChallenge(r)) return Effect.fail(new TargetBlocked({ message: 'The target site answered with an anti-bot challenge page', statusCode: r.statusCode }));
+      return Effect.succeed({ judged: true as const });
+    },
+  };
+
+  const extractStage = {
+    name: 'extract',
+    run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }) =>
+      Effect.promise(async () => {
+        const i = ctx.input;
+        const r = ctx.result;
+        const page: Page = parsePage({ url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body });
+        const wanted: string[] = ['text_content'];
+        if (i.extract_links) wanted.push('links');
+        if (i.extract_images) wanted.push('images');
+        if (i.extract_schema) wanted.push('schema_data');
+        if (i.extract_meta) wanted.push('meta_data');
+        if (i.main_content) wanted.push('main_content');
+        if (i.markdown) wanted.push('markdown');
+        const builtins: Record<string, unknown> = {};
+        const extracted: Record<string, unknown> = {};
+        const errors: Record<string, string> = {};
+        const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string) => {
+          const media = page.contentType.split(';')[0]!.trim().toLowerCase();
+          const types = x.filter?.contentTypes;
+          if (types !== undefined && media !== '' && !types.includes(media)) return;
+          if (x.filter?.urlPattern !== undefined && !x.filter.urlPattern.test(page.finalUrl)) return;
+          try {
+            into[key] = await x.extract(page, {});
+          } catch (e) {
+            errors[key] = e instanceof Error ? e.message : String(e);
+          }
+        };
+        for (const id of wanted) {
+          const x = builtin(id);
+          if (x !== undefined) await run(x, builtins, id);
+        }
+        for (const id of i.extractors ?? []) await run(extractors.get(id)!, extracted, id);
+        return { builtins, extracted, extractorErrors: errors };
+      }),
+  };
+
+  const storeScreenshot = {
+    name: 'store',
+    run: (ctx: RequestContext & { result: FetchResult }): Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined }, ApiFailure> => {
+      const shot = ctx.result.screenshot;
+      if (shot === undefined) return Effect.succeed({ screenshot: undefined });
+      const token = randomBytes(24).toString('base64url');
+      const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
+      const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
+      const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
+      return Effect.map(
+        Effect.tryPromise({
+          try: () => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt }),
+          catch: (e) => new TargetUnreachable({ message: 'Could not store the screenshot', details: String(e) }) as ApiFailure,
+        }),
+        () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
+      );
+    },
+  };
+
+
+  /** The response body of one scrape (spec 2.5), before its credit fields. */
+  const shape = (ctx: ScrapeOutcome): Record<string, unknown> => {
+    const r = ctx.result;
+    const b = ctx.builtins;
+    const out: Record<string, unknown> = {
+      url: ctx.input.url,
+      final_url: r.finalUrl,
+      status_code: r.statusCode,
+      content_type: r.contentType,
+      content: r.body,
+      // Not HTML (plain text, JSON, XML): the text is the body itself.
+      text_content: (b.text_content as string | undefined) ?? (/^(text\/|application\/([a-z.+-]*\+)?(json|xml))/i.test(r.contentType) ? r.body : ''),
+      load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
+    };
+    for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
+    if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
+    if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
+    if (ctx.screenshot !== undefined) {
+      out.screenshot_url = ctx.screenshot.url;
+      out.screenshot_expires_at = ctx.screenshot.expiresAt;
+    }
+    if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
+    return out;
+  };
+
+  return { precheck, fetchStage, judge, extractStage, storeScreenshot, shape };
+}
+
 export function createScrapeOperation(options: ScrapeOptions) {
   return defineOperation({
     name: 'operation-scrape',
@@ -174,167 +382,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     dependsOn: ['fetcher-http'],
     errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
     routes(host) {
-      const fetchers = host.registry.byKind('fetcher') as unknown as FetcherPlugin[];
-      const httpFetcher = fetchers.find((f) => f.mode === 'http');
-      const browserFetcher = fetchers.find((f) => f.mode === 'browser');
-      if (httpFetcher === undefined) throw new Error('operation-scrape needs a fetcher plugin with mode "http"');
-      const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
-      const proxies = host.registry.byKind('proxy-provider') as unknown as ProxyProviderPlugin[];
-      const builtin = (id: string) => extractors.get(id);
-
-      const pickProxy = (type: 'datacenter' | 'residential', country: string | undefined, exclude: readonly string[]): ProxyChoice | undefined => {
-        for (const p of proxies) {
-          const c = p.pick({ type, country, exclude });
-          if (c !== undefined) return c;
-        }
-        return undefined;
-      };
-
-      /** The checks and the egress guard on the URL, before any credit is held. */
-      const precheck = {
-        name: 'precheck',
-        run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
-          const i = ctx.input;
-          const issues = check(i, extractors);
-          const u = checkTargetUrl(i.url, { allowPrivate: options.allowPrivate });
-          // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
-          if (!u.ok && u.kind === 'syntax') issues.unshift({ field: 'url', message: u.reason });
-          if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));
-          if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
-          if (i.render_js && browserFetcher === undefined) return Effect.fail(BadRequest.of('render_js', 'this server has no browser fetcher'));
-          if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
-            const type = i.proxy_type ?? 'datacenter';
-            // available() rather than pick(): a pick would move the rotation on.
-            const available = proxies.flatMap((p) => p.available());
-            const offered = i.proxy_country !== undefined
-              ? available.includes(`${type}:${i.proxy_country}`)
-              : available.some((a) => a.startsWith(`${type}:`));
-            if (!offered) {
-              return Effect.fail(new ProxyNotAvailable({
-                message: `no ${type} proxy${i.proxy_country ? ` in ${i.proxy_country}` : ''} is configured on this server${available.length ? ` (available: ${available.join(', ')})` : ' (none are configured)'}`,
-                field: i.proxy_country !== undefined ? 'proxy_country' : 'proxy_type',
-                available,
-              }));
-            }
-          }
-          return Effect.succeed({ target: u.url });
-        },
-      };
-
-      const fetchStage = {
-        name: 'fetch',
-        run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
-          const i = ctx.input;
-          const fetcher = i.render_js ? browserFetcher! : httpFetcher;
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(i.custom_headers ?? {})) headers[k.toLowerCase()] = v;
-          const base: Omit<FetchRequest, 'signal' | 'proxy'> = {
-            url: i.url,
-            headers,
-            userAgent: i.user_agent,
-            cookies: i.cookies ?? {},
-            followRedirects: i.follow_redirects ?? true,
-            timeoutMs: (i.timeout ?? 30) * 1000,
-            ...(i.render_js
-              ? {
-                waitFor: i.wait_for === undefined ? undefined : waitForSpec(i.wait_for),
-                // wait_for waits 10 s unless wait_time says otherwise; wait_time alone is a pause after load.
-                waitTimeMs: i.wait_time !== undefined ? i.wait_time * 1000 : i.wait_for !== undefined ? 10_000 : undefined,
-                screenshot: screenshotSpec(i),
-              }
-              : {}),
-          };
-          const wantsProxy = i.proxy_type !== undefined || i.proxy_country !== undefined;
-          if (!wantsProxy) return Effect.map(runFetch(fetcher, { ...base, proxy: undefined }), (result) => ({ result, proxyUsed: undefined }));
-          const type = i.proxy_type ?? 'datacenter';
-          const tried: string[] = [];
-          // A proxy that fails (unreachable, refused) is rotated: the next attempt goes through another one.
-          const attempt = (n: number): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
-            const proxy = pickProxy(type, i.proxy_country, tried);
-            if (proxy === undefined) {
-              return Effect.fail(new TargetUnreachable({ message: 'Every proxy tried failed', details: `tried ${tried.join(', ')}` }));
-            }
-            tried.push(proxy.id);
-            return Effect.catch(
-              Effect.map(runFetch(fetcher, { ...base, proxy }), (result) => ({ result, proxyUsed: proxy })),
-              (e: ApiFailure) => {
-                if (e.code !== 'TARGET_UNREACHABLE') return Effect.fail(e);
-                // Rest a failed proxy for a minute so other requests skip it too.
-                for (const p of proxies) p.markFailed?.(proxy.id, Date.now() + 60_000);
-                return n < options.proxyRetries ? attempt(n + 1) : Effect.fail(e);
-              },
-            );
-          };
-          return attempt(0);
-        },
-      };
-
-      const judge = {
-        name: 'judge',
-        run: (ctx: { result: FetchResult }): Effect.Effect<{ judged: true }, TargetBlocked> => {
-          const r = ctx.result;
-          if (r.statusCode === 403) return Effect.fail(new TargetBlocked({ message: 'The target site refused the request (HTTP 403)', statusCode: 403 }));
-          if (looksLikeChallenge(r)) return Effect.fail(new TargetBlocked({ message: 'The target site answered with an anti-bot challenge page', statusCode: r.statusCode }));
-          return Effect.succeed({ judged: true as const });
-        },
-      };
-
-      const extractStage = {
-        name: 'extract',
-        run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }) =>
-          Effect.promise(async () => {
-            const i = ctx.input;
-            const r = ctx.result;
-            const page: Page = parsePage({ url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body });
-            const wanted: string[] = ['text_content'];
-            if (i.extract_links) wanted.push('links');
-            if (i.extract_images) wanted.push('images');
-            if (i.extract_schema) wanted.push('schema_data');
-            if (i.extract_meta) wanted.push('meta_data');
-            if (i.main_content) wanted.push('main_content');
-            if (i.markdown) wanted.push('markdown');
-            const builtins: Record<string, unknown> = {};
-            const extracted: Record<string, unknown> = {};
-            const errors: Record<string, string> = {};
-            const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string) => {
-              const media = page.contentType.split(';')[0]!.trim().toLowerCase();
-              const types = x.filter?.contentTypes;
-              if (types !== undefined && media !== '' && !types.includes(media)) return;
-              if (x.filter?.urlPattern !== undefined && !x.filter.urlPattern.test(page.finalUrl)) return;
-              try {
-                into[key] = await x.extract(page, {});
-              } catch (e) {
-                errors[key] = e instanceof Error ? e.message : String(e);
-              }
-            };
-            for (const id of wanted) {
-              const x = builtin(id);
-              if (x !== undefined) await run(x, builtins, id);
-            }
-            for (const id of i.extractors ?? []) await run(extractors.get(id)!, extracted, id);
-            return { builtins, extracted, extractorErrors: errors };
-          }),
-      };
-
-      const storeScreenshot = {
-        name: 'store',
-        run: (ctx: RequestContext & { result: FetchResult }): Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined }, ApiFailure> => {
-          const shot = ctx.result.screenshot;
-          if (shot === undefined) return Effect.succeed({ screenshot: undefined });
-          const token = randomBytes(24).toString('base64url');
-          const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
-          const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
-          const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
-          return Effect.map(
-            Effect.tryPromise({
-              try: () => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt }),
-              catch: (e) => new TargetUnreachable({ message: 'Could not store the screenshot', details: String(e) }) as ApiFailure,
-            }),
-            () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
-          );
-        },
-      };
-
+      const { precheck, fetchStage, judge, extractStage, storeScreenshot, shape } = scrapeStages(host, options);
       const scrapeRoute = {
         method: 'POST' as const,
         path: '/v1/scrape',
@@ -357,26 +405,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(storeScreenshot)
           .then(host.stages.bill)
           .handle((ctx) => {
-            const r = ctx.result;
-            const b = ctx.builtins;
-            const out: Record<string, unknown> = {
-              url: ctx.input.url,
-              final_url: r.finalUrl,
-              status_code: r.statusCode,
-              content_type: r.contentType,
-              content: r.body,
-              // Not HTML (plain text, JSON, XML): the text is the body itself.
-              text_content: (b.text_content as string | undefined) ?? (/^(text\/|application\/([a-z.+-]*\+)?(json|xml))/i.test(r.contentType) ? r.body : ''),
-              load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
-            };
-            for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
-            if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
-            if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
-            if (ctx.screenshot !== undefined) {
-              out.screenshot_url = ctx.screenshot.url;
-              out.screenshot_expires_at = ctx.screenshot.expiresAt;
-            }
-            if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
+            const out = shape(ctx);
             out.credits_used = ctx.charge.creditsUsed;
             out.remaining_credits = ctx.charge.remainingCredits;
             return Effect.succeed(out);
