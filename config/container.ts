@@ -205,6 +205,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },
     metrics: c.resolve<Metrics>(TOKENS.Metrics),
     accounts,
+    limits: book.limits,
     allRoutes: () => routes,
   };
   for (const op of registry.byKind('operation')) routes.push(...op.routes(host));

@@ -29,8 +29,12 @@ export interface Settings {
   readonly pluginPaths: readonly string[];
   /** Create and print a development key when the store has no account. */
   readonly bootstrapKey: boolean;
-  /** Let scrapes reach loopback and private addresses (tests, private deployments). Never metadata addresses. */
-  readonly allowPrivateTargets: boolean;
+  /**
+   * Let scrapes reach loopback and private addresses (private deployments), or
+   * loopback only ('loopback': tests, so a mistake can never reach another
+   * network). Never metadata addresses.
+   */
+  readonly allowPrivateTargets: boolean | 'loopback';
   /** Proxy list (plugins/proxies/configured.ts format). */
   readonly proxies: string | undefined;
   /** Absolute base URL for links the service hands out (screenshot_url); unset: from the request's Host. */
@@ -96,7 +100,7 @@ export const ENV_VARS = {
   SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in the README).',
   SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
   SCOUR_BOOTSTRAP_KEY: 'true to create and print a development key on first start with an empty store. Default true.',
-  SCOUR_ALLOW_PRIVATE_TARGETS: 'true lets scrapes reach loopback and private addresses (tests, private deployments). Cloud-metadata addresses stay refused. Default false.',
+  SCOUR_ALLOW_PRIVATE_TARGETS: 'true lets scrapes reach loopback and private addresses (private deployments); loopback lets them reach 127.0.0.0/8 and ::1 only (tests). Cloud-metadata addresses stay refused. Default false.',
   SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in the README). Unset: no proxies.',
   SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',
   SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
@@ -190,7 +194,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     plansFile: str('SCOUR_PLANS'),
     pluginPaths,
     bootstrapKey: bool('SCOUR_BOOTSTRAP_KEY', DEFAULTS.bootstrapKey),
-    allowPrivateTargets: bool('SCOUR_ALLOW_PRIVATE_TARGETS', DEFAULTS.allowPrivateTargets),
+    allowPrivateTargets: str('SCOUR_ALLOW_PRIVATE_TARGETS')?.toLowerCase() === 'loopback' ? 'loopback' : bool('SCOUR_ALLOW_PRIVATE_TARGETS', false),
     proxies: str('SCOUR_PROXIES'),
     publicUrl,
     screenshotTtlSeconds: int('SCOUR_SCREENSHOT_TTL', 60, 30 * 86_400, DEFAULTS.screenshotTtlSeconds),

@@ -10,25 +10,36 @@ import { builtinExtractors } from '../plugins/extractors/index.js';
 import { createBrowserFetcher } from '../plugins/fetchers/browser/index.js';
 import { createHttpFetcher } from '../plugins/fetchers/http/index.js';
 import { createScrapeOperation } from '../plugins/operations/scrape.js';
+import { createBulkScrapeOperation } from '../plugins/operations/scrape-bulk.js';
 import { createConfiguredProxyProvider, parseProxyConfig } from '../plugins/proxies/configured.js';
 import type { Settings } from './env.js';
+import { classifyAddress, type EgressPolicy } from '../core/egress.js';
+
+/** The egress policy a setting means: 'loopback' admits 127.0.0.0/8 and ::1 and nothing else private. */
+export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPolicy {
+  if (setting === 'loopback') return { allowPrivate: false, allowAddress: (ip) => classifyAddress(ip) === 'loopback' };
+  return { allowPrivate: setting };
+}
 
 /** Attempts through other proxies after a proxy fails (so up to three proxies per scrape). */
 const PROXY_RETRIES = 2;
 
 export function scrapePlugins(settings: Settings, blobs: BlobStore): PluginBase[] {
   const proxies = parseProxyConfig(settings.proxies ?? '');
+  const egress = egressPolicy(settings.allowPrivateTargets);
+  const scrapeOptions = {
+    blobs,
+    egress,
+    screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
+    publicUrl: settings.publicUrl,
+    proxyRetries: PROXY_RETRIES,
+  };
   return [
-    createHttpFetcher({ allowPrivate: settings.allowPrivateTargets }),
-    createBrowserFetcher({ executablePath: settings.chromiumPath, maxPages: settings.browserPages, allowPrivate: settings.allowPrivateTargets }),
+    createHttpFetcher({ ...egress }),
+    createBrowserFetcher({ executablePath: settings.chromiumPath, maxPages: settings.browserPages, ...egress }),
     createConfiguredProxyProvider(proxies),
     ...builtinExtractors,
-    createScrapeOperation({
-      blobs,
-      allowPrivate: settings.allowPrivateTargets,
-      screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
-      publicUrl: settings.publicUrl,
-      proxyRetries: PROXY_RETRIES,
-    }),
+    createScrapeOperation(scrapeOptions),
+    createBulkScrapeOperation(scrapeOptions),
   ] as PluginBase[];
 }

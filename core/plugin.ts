@@ -10,7 +10,8 @@ import type { ApiFailure, ErrorSpec } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { Schema } from './schema.js';
 import type { StageKit } from './stages.js';
-import type { Metrics } from './ports.js';
+import type { Metrics, RateRule } from './ports.js';
+import type { PlanId } from './accounts.js';
 import type { AccountAdmin } from './account-admin.js';
 
 export type PluginKind =
@@ -71,6 +72,8 @@ export interface PluginHost {
   readonly metrics: Metrics;
   /** Account administration (accounts, keys, credits), for the usage and admin operations. */
   readonly accounts: AccountAdmin;
+  /** The plans' limits, for operations that bound their own work by them (bulk scrape's concurrency). */
+  readonly limits: (plan: PlanId, operation: string) => { readonly windows: readonly RateRule[]; readonly concurrency: number };
   /** Every route of the app; available once all operation plugins have built theirs (call it lazily). */
   readonly allRoutes: () => readonly Route<any, any>[];
 }

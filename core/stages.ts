@@ -49,7 +49,15 @@ export interface Analysed { readonly analysis: Readonly<Record<string, unknown>>
 export interface Gated { readonly gated: true }
 /** reserve: the credits this request will cost, held on the account until bill (or released on failure). */
 export interface Reserved {
-  readonly hold: { readonly id: string; readonly operation: string; readonly credits: number; settled: boolean };
+  readonly hold: {
+    readonly id: string;
+    readonly operation: string;
+    /** What was held: the most the request can be charged. */
+    readonly credits: number;
+    /** What to charge instead, when the work turned out cheaper (bulk scrape: successful URLs only). */
+    actual?: number;
+    settled: boolean;
+  };
 }
 /** bill: what was charged. */
 export interface Billed { readonly charge: { readonly creditsUsed: number; readonly remainingCredits: number } }

@@ -155,7 +155,8 @@ export function reserveStage<T>(d: AccountStageDeps, operation: string, price: (
 export function billStage(d: AccountStageDeps): BillStage {
   return defineStage('bill', (ctx: RequestContext & Reserved) => {
     const hold = ctx.hold;
-    return chain(d.store.settle(hold.id, hold.credits, d.clock.now()), (r) => {
+    const credits = hold.actual === undefined ? hold.credits : Math.max(0, Math.min(hold.credits, Math.floor(hold.actual)));
+    return chain(d.store.settle(hold.id, credits, d.clock.now()), (r) => {
       hold.settled = true;
       return Effect.succeed({ charge: { creditsUsed: r.charged, remainingCredits: r.available } });
     });

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
-import { checkTargetUrl } from '../../core/egress.js';
+import { checkTargetUrl, type EgressPolicy } from '../../core/egress.js';
 import {
   type ApiFailure, BadRequest, type FieldIssue, isApiFailure, NotFound, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable,
 } from '../../core/errors.js';
@@ -92,7 +92,8 @@ export const ScrapeResponse = Type.Object({
 
 export interface ScrapeOptions {
   readonly blobs: BlobStore;
-  readonly allowPrivate: boolean;
+  /** Which addresses a target may have (core/egress.ts). */
+  readonly egress: EgressPolicy;
   /** How long a screenshot URL works. */
   readonly screenshotTtlMs: number;
   /** Absolute base for screenshot URLs (SCOUR_PUBLIC_URL); unset: from the request's Host header. */
@@ -207,7 +208,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
       const i = ctx.input;
       const issues = check(i, extractors);
-      const u = checkTargetUrl(i.url, { allowPrivate: options.allowPrivate });
+      const u = checkTargetUrl(i.url, options.egress);
       // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
       if (!u.ok && u.kind === 'syntax') issues.unshift({ field: 'url', message: u.reason });
       if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));

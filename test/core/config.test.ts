@@ -53,6 +53,13 @@ describe('settings from the environment', () => {
     }
   });
 
+  it("SCOUR_ALLOW_PRIVATE_TARGETS takes true, false or loopback (tests: loopback only)", () => {
+    expect(loadSettings({ SCOUR_ALLOW_PRIVATE_TARGETS: 'loopback' }).allowPrivateTargets).toBe('loopback');
+    expect(loadSettings({ SCOUR_ALLOW_PRIVATE_TARGETS: 'LOOPBACK' }).allowPrivateTargets).toBe('loopback');
+    expect(loadSettings({ SCOUR_ALLOW_PRIVATE_TARGETS: 'false' }).allowPrivateTargets).toBe(false);
+    expect(() => loadSettings({ SCOUR_ALLOW_PRIVATE_TARGETS: 'lan' })).toThrow(/SCOUR_ALLOW_PRIVATE_TARGETS/);
+  });
+
   it('the README documents every variable', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     for (const name of Object.keys(ENV_VARS)) expect(readme).toContain(`\`${name}\``);

@@ -112,7 +112,7 @@ describe('POST /v1/scrape', () => {
     proxies.push(bad, good, other);
     s = await startScourIn('embedded', 'uws', {
       adminToken: ADMIN,
-      allowPrivateTargets: true,
+      allowPrivateTargets: 'loopback',
       pluginPaths: [writeCustomExtractors()],
       // US: the failing proxy first, then a working one (rotation); DE: residential.
       proxies: `datacenter:US=${bad.url},datacenter:US=${good.url},residential:DE=${other.url}`,
@@ -254,6 +254,10 @@ describe('POST /v1/scrape', () => {
     // so the redirect case is covered with the allowed server below.
     expect(site.hitCount()).toBe(0);
     expect(await balance(strict.url, a2.key)).toMatchObject({ used: 0, reserved: 0, remaining: 1000 });
+    // The loopback-only mode the tests run in refuses every other private range without connecting.
+    for (const url of ['http://10.0.0.1/', 'http://192.168.0.10/', 'http://[fc00::1]/', 'http://100.64.0.1/']) {
+      expectError(await call(s.url, '/v1/scrape', { key: acct.key, body: { url } }), 400, 'TARGET_NOT_ALLOWED');
+    }
     // Cloud metadata stays refused even where private targets are allowed.
     expectError(await call(s.url, '/v1/scrape', { key: acct.key, body: { url: 'http://169.254.169.254/latest/meta-data/' } }), 400, 'TARGET_NOT_ALLOWED');
     const redirect = await call(s.url, '/v1/scrape', { key: acct.key, body: { url: `${site.url}/redirect/to?url=${encodeURIComponent('http://169.254.169.254/')}` } });
@@ -415,7 +419,7 @@ describe('POST /v1/scrape on the shared configuration (PostgreSQL + Redis)', () 
   let s: Running;
   beforeAll(async () => {
     site = await startTargetSite();
-    s = await startScourIn('shared', 'uws', { adminToken: ADMIN, allowPrivateTargets: true });
+    s = await startScourIn('shared', 'uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback' });
   }, 30_000);
   afterAll(async () => {
     await s?.stop();
