@@ -10,7 +10,9 @@ export function readProc(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter((s) => s !== '');
+    let argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter((s) => s !== '');
+    // Chromium's child processes rewrite their title: one string, arguments separated by spaces.
+    if (argv.length === 1 && argv[0].includes(' ')) argv = argv[0].split(' ').filter((s) => s !== '');
     return { pid, ppid: Number(rest[1]), state: rest[0] ?? '?', start: rest[19] ?? '', argv, cmdline: argv.join(' ') };
   } catch {
     return undefined;
@@ -70,6 +72,16 @@ export function poolMarkers(procs) {
 export function rssBytes(pid) {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Proportional set size of one process in bytes (shared pages divided among their sharers; 0 when gone). */
+export function pssBytes(pid) {
+  try {
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1'));
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;

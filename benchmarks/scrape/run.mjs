@@ -26,7 +26,17 @@
 // Settings: BENCH_CONCURRENCY (16), BENCH_PASSES (3), BENCH_STATIC_WARMUP
 // (requests, 32), BENCH_RENDERS (500), BENCH_RENDER_CONCURRENCY (8),
 // BENCH_RENDER_WARMUP (16), BENCH_BROWSER_PAGES (SCOUR_BROWSER_PAGES, 8),
-// BENCH_DATA (the benchmark directory holding html/).
+// BENCH_DATA (the benchmark directory holding html/), BENCH_DNS (offline or
+// system, see below).
+//
+// BENCH_DNS=offline (default) preloads offline-dns.mjs into the server: a
+// name (not an IP literal, not localhost) fails to resolve at once. These
+// machines have no internet, so the pages' external subresources fail either
+// way; the machine's resolver drops queries beyond a small burst and makes
+// each dropped one cost 5-10 s, which would make part 2 measure the sandbox's
+// DNS. BENCH_DNS=system leaves the server's resolver alone (then
+// UV_THREADPOOL_SIZE and RES_OPTIONS, passed through, matter; they are
+// recorded in the results).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +45,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { allProcs, chromiumKinds, isChromium, rssBytes, serverProcesses } from './procs.mjs';
+import { allProcs, chromiumKinds, isChromium, pssBytes, rssBytes, serverProcesses } from './procs.mjs';
 import { startStaticSite } from './static-site.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -55,6 +65,11 @@ const RENDER_CONCURRENCY = int('BENCH_RENDER_CONCURRENCY', 8, 1);
 const RENDER_WARMUP = int('BENCH_RENDER_WARMUP', 16);
 const BROWSER_PAGES = int('BENCH_BROWSER_PAGES', 8, 1);
 const DATA_DIR = process.env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extraction', 'zyte-article-benchmark');
+const DNS = process.env.BENCH_DNS ?? 'offline';
+if (DNS !== 'offline' && DNS !== 'system') {
+  console.error('BENCH_DNS must be offline or system');
+  process.exit(2);
+}
 const PLAN = 'unicorn';
 const PLANS_OVERRIDE = { [PLAN]: { limits: { scrape: { per_minute: 1_000_000_000, concurrency: 0 } } } };
 const STATIC_BODY = { extract_links: true, extract_images: true, extract_schema: true, extract_meta: true, main_content: true, markdown: true };
@@ -215,14 +230,15 @@ async function scrapeAll({ port, key, urls, concurrency, body, check }) {
   const endpoint = `http://127.0.0.1:${port}/v1/scrape`;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const fail = (k, url) => {
-    const e = errors.get(k) ?? { count: 0, example: url };
+    const e = errors.get(k) ?? { count: 0, example: url, pages: new Set() };
     e.count++;
+    e.pages.add(url.replace(/\?.*$/, ''));
     errors.set(k, e);
   };
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= urls.length) return;
+      if (i >= urls.length || interrupted) return;
       const url = urls[i];
       const t0 = performance.now();
       let status;
@@ -267,32 +283,47 @@ async function scrapeAll({ port, key, urls, concurrency, body, check }) {
   const errorCount = [...errors.values()].reduce((n, e) => n + e.count, 0);
   return {
     requests: urls.length, ok, errors: errorCount,
-    error_kinds: [...errors].map(([kind, e]) => ({ kind, count: e.count, example_url: e.example })),
+    error_kinds: [...errors].map(([kind, e]) => ({ kind, count: e.count, example_url: e.example, pages: [...e.pages].map((u) => u.replace(/^.*\/a\//, '')) })),
     wall_s: wallMs / 1000, per_s: urls.length / (wallMs / 1000),
     p50_ms: pct(latencies, 50), p95_ms: pct(latencies, 95), p99_ms: pct(latencies, 99), max_ms: latencies.at(-1) ?? NaN,
     samples,
   };
 }
 
-/** Summed VmRSS of the server's processes, sampled until stopped. */
+/**
+ * Summed VmRSS of the server's processes (and the server's own), sampled
+ * until stopped; every 4th sample also the summed PSS (shared pages divided
+ * among their sharers, so Chromium's shared memory is not counted per process).
+ */
 function startSampler(pid) {
-  const state = { peak: 0, peakAt: 0, last: 0, samples: 0, peakProcs: 0, window: { peak: 0 } };
+  const fresh = () => ({ peak: 0, serverPeak: 0, chromiumPeak: 0, pssPeak: 0, processesPeak: 0 });
+  const state = { last: 0, lastServer: 0, lastPss: 0, samples: 0, overall: fresh(), window: fresh() };
   const tick = () => {
     const { all } = serverProcesses(pid, markers, [runDir]);
+    const withPss = state.samples % 4 === 0;
     let sum = 0;
+    let server = 0;
+    let pss = 0;
     for (const p of all) {
-      sum += rssBytes(p.pid);
+      const rss = rssBytes(p.pid);
+      sum += rss;
+      if (p.pid === pid) server = rss;
+      if (withPss) pss += pssBytes(p.pid);
       if (isChromium(p)) seenChromium.set(p.pid, p.start);
     }
     state.samples++;
     state.last = sum;
-    if (sum > state.peak) {
-      state.peak = sum;
-      state.peakAt = Date.now();
-      state.peakProcs = all.length;
+    state.lastServer = server;
+    if (withPss) state.lastPss = pss;
+    for (const w of [state.overall, state.window]) {
+      w.peak = Math.max(w.peak, sum);
+      w.serverPeak = Math.max(w.serverPeak, server);
+      w.chromiumPeak = Math.max(w.chromiumPeak, sum - server);
+      w.pssPeak = Math.max(w.pssPeak, withPss ? pss : 0);
+      w.processesPeak = Math.max(w.processesPeak, all.length);
     }
-    if (sum > state.window.peak) state.window.peak = sum;
   };
+  state.reset = () => { state.window = fresh(); };
   tick();
   sampler = setInterval(tick, SAMPLE_MS);
   return state;
@@ -353,7 +384,9 @@ try {
   if (typeof key !== 'string' || !key.startsWith('sk_')) throw new Error(`accounts create gave no api_key: ${JSON.stringify(created)}`);
 
   const t0 = performance.now();
-  await startScour(env, key);
+  const offlineDns = join(root, 'benchmarks/scrape/offline-dns.mjs');
+  const serveEnv = DNS === 'offline' ? { ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${offlineDns}`.trim() } : env;
+  await startScour(serveEnv, key);
   console.log(`Scour pid ${scour.pid} on 127.0.0.1:${scour.port} (started in ${f0(performance.now() - t0)} ms, browser pool warm)`);
 
   // ---- Part 1: static ----
@@ -387,14 +420,17 @@ try {
   const renderBody = { render_js: true };
   const renderCheck = (j) => (typeof j.content === 'string' && j.content.length > 0 ? { credits: j.credits_used, load: j.load_time } : 'no content');
   const mem = startSampler(scour.pid);
+  await sleep(SAMPLE_MS * 4);
   const idleBefore = serverProcesses(scour.pid, markers, [runDir]).all;
-  const memBefore = mem.last;
+  const memBefore = { rss: mem.last, server: mem.lastServer, pss: mem.lastPss };
   const warmRenderUrls = Array.from({ length: RENDER_WARMUP }, (_, i) => site.url(ids[i % ids.length], `?rwarm=${i}`));
   const renderUrls = Array.from({ length: RENDERS }, (_, i) => site.url(ids[(i + RENDER_WARMUP) % ids.length], `?r=${i}`));
   const warmRender = RENDER_WARMUP > 0 ? await scrapeAll({ port: scour.port, key, urls: warmRenderUrls, concurrency: RENDER_CONCURRENCY, body: renderBody, check: renderCheck }) : undefined;
-  mem.window.peak = 0;
+  mem.reset();
   const render = await scrapeAll({ port: scour.port, key, urls: renderUrls, concurrency: RENDER_CONCURRENCY, body: renderBody, check: renderCheck });
-  const peakDuringRun = mem.window.peak;
+  if (interrupted) throw new Error('interrupted');
+  const peak = mem.window;
+  const peakDuringRun = peak.peak;
   console.log(`part 2  render_js ${render.requests} in ${f1(render.wall_s)} s: ${f1(render.per_s)}/s, p50 ${f0(render.p50_ms)} ms, p95 ${f0(render.p95_ms)} ms, ${render.errors} errors, peak ${f0(mib(peakDuringRun))} MiB`);
 
   // Idle: let the pool close the last contexts, then count until it holds still.
@@ -405,8 +441,9 @@ try {
     same = now.filter(isChromium).length === idle.filter(isChromium).length ? same + 1 : 0;
     idle = now;
   }
-  await sleep(SAMPLE_MS * 2);
+  await sleep(SAMPLE_MS * 5);
   const memFinal = mem.last;
+  const memFinalDetail = { rss: mem.last, server: mem.lastServer, pss: mem.lastPss };
   const idleChromium = idle.filter(isChromium);
   for (const p of idleChromium) seenChromium.set(p.pid, p.start);
   const idleKinds = chromiumKinds(idle);
@@ -429,6 +466,7 @@ try {
 
   // ---- Report ----
   const avg = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / Math.max(1, xs.length);
+  if (interrupted) throw new Error('interrupted');
   const lines = [
     '',
     `## Part 1: static scrape, ${ids.length} pages x ${PASSES} passes, ${CONCURRENCY} in flight${pin ? ' (target on core 0, load generator and site on core 1)' : ''}`,
@@ -444,11 +482,23 @@ try {
     '',
     `## Part 2: render_js, ${RENDERS} renders at ${RENDER_CONCURRENCY} in flight, SCOUR_BROWSER_PAGES=${BROWSER_PAGES}, after ${RENDER_WARMUP} warm-up renders`,
     '',
-    '| renders | wall s | renders/s | p50 ms | p95 ms | max ms | errors | RSS idle before MiB | peak RSS MiB | final RSS MiB |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    `| ${render.requests} | ${render.wall_s.toFixed(2)} | ${render.per_s.toFixed(2)} | ${f0(render.p50_ms)} | ${f0(render.p95_ms)} | ${f0(render.max_ms)} | ${render.errors} | ${f0(mib(memBefore))} | ${f0(mib(peakDuringRun))} | ${f0(mib(memFinal))} |`,
+    DNS === 'offline'
+      ? 'DNS in the server: offline stub (external names fail at once with ENOTFOUND, as without internet; BENCH_DNS=system for the machine resolver).'
+      : `DNS in the server: the machine's resolver (UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 'default 4'}, RES_OPTIONS=${process.env.RES_OPTIONS ?? 'unset'}).`,
     '',
-    'RSS: VmRSS of the server and all its Chromium processes, summed, every 250 ms (shared pages are counted once per process).',
+    '| renders | wall s | renders/s | p50 ms | p95 ms | max ms | mean load_time s | errors |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${render.requests} | ${render.wall_s.toFixed(2)} | ${render.per_s.toFixed(2)} | ${f0(render.p50_ms)} | ${f0(render.p95_ms)} | ${f0(render.max_ms)} | ${avg(render.samples, 'load').toFixed(2)} | ${render.errors} |`,
+    '',
+    'load_time: what Scour reports (navigation to rendered DOM, network-idle wait included); latency: request to last byte at the client.',
+    '',
+    '| memory, MiB | server + Chromium (VmRSS sum) | server alone | Chromium | PSS sum |',
+    '|---|---:|---:|---:|---:|',
+    `| idle before part 2 | ${f0(mib(memBefore.rss))} | ${f0(mib(memBefore.server))} | ${f0(mib(memBefore.rss - memBefore.server))} | ${f0(mib(memBefore.pss))} |`,
+    `| peak during the ${RENDERS} renders | ${f0(mib(peak.peak))} | ${f0(mib(peak.serverPeak))} | ${f0(mib(peak.chromiumPeak))} | ${f0(mib(peak.pssPeak))} |`,
+    `| final (idle after the run) | ${f0(mib(memFinalDetail.rss))} | ${f0(mib(memFinalDetail.server))} | ${f0(mib(memFinalDetail.rss - memFinalDetail.server))} | ${f0(mib(memFinalDetail.pss))} |`,
+    '',
+    `VmRSS summed over the server and all its Chromium processes every ${SAMPLE_MS} ms (shared pages counted once per process, so it overstates); PSS every ${SAMPLE_MS * 4} ms. Peaks of each column are taken separately.`,
     '',
     '| Chromium processes | count | kinds |',
     '|---|---:|---|',
@@ -459,7 +509,7 @@ try {
   ];
   const errorLines = [
     ...[...scourStatic.error_kinds.map((e) => ({ part: 'static', ...e })), ...(warmRender?.error_kinds ?? []).map((e) => ({ part: 'render warm-up', ...e })), ...render.error_kinds.map((e) => ({ part: 'render', ...e }))]
-      .map((e) => `error (${e.part}) x${e.count}: ${e.kind} (e.g. ${e.example_url})`),
+      .map((e) => `error (${e.part}) x${e.count}: ${e.kind} (e.g. ${e.example_url}; ${e.pages.length} distinct page${e.pages.length === 1 ? '' : 's'})`),
     ...(cheerio.failures ?? []).map((f) => `Cheerio failure: ${f}`),
     ...leaked.map((p) => `LEAKED pid ${p.pid}: ${p.cmdline}`),
   ];
@@ -477,7 +527,8 @@ try {
     settings: {
       pages: ids.length, passes: PASSES, concurrency: CONCURRENCY, static_warmup: STATIC_WARMUP, static_body: STATIC_BODY,
       renders: RENDERS, render_concurrency: RENDER_CONCURRENCY, render_warmup: RENDER_WARMUP, browser_pages: BROWSER_PAGES,
-      plan: PLAN, plans_override: PLANS_OVERRIDE, configuration: 'embedded (SQLite, in-process limiter)', target: 'loopback node:http serving the Zyte pages decompressed',
+      plan: PLAN, plans_override: PLANS_OVERRIDE,
+      dns: DNS === 'offline' ? 'offline stub: external names fail at once (ENOTFOUND)' : { resolver: 'system', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null, RES_OPTIONS: process.env.RES_OPTIONS ?? null }, configuration: 'embedded (SQLite, in-process limiter)', target: 'loopback node:http serving the Zyte pages decompressed',
     },
     static: {
       scour: { ...omit(scourStatic, 'samples'), mean_credits: avg(scourStatic.samples, 'credits'), mean_links: avg(scourStatic.samples, 'links') },
@@ -487,7 +538,11 @@ try {
     render: {
       warmup: warmRender ? omit(warmRender, 'samples') : null,
       measured: { ...omit(render, 'samples'), mean_load_time_s: avg(render.samples, 'load'), mean_credits: avg(render.samples, 'credits') },
-      memory: { idle_before_bytes: memBefore, peak_bytes: peakDuringRun, peak_overall_bytes: mem.peak, final_bytes: memFinal, samples: mem.samples, interval_ms: SAMPLE_MS },
+      memory: {
+        idle_before: memBefore, peak_during_run: { rss: peak.peak, server: peak.serverPeak, chromium: peak.chromiumPeak, pss: peak.pssPeak, processes: peak.processesPeak },
+        peak_including_warmup: { rss: mem.overall.peak, server: mem.overall.serverPeak, chromium: mem.overall.chromiumPeak, pss: mem.overall.pssPeak },
+        final: memFinalDetail, unit: 'bytes', rss_interval_ms: SAMPLE_MS, pss_interval_ms: SAMPLE_MS * 4, samples: mem.samples,
+      },
       chromium: { idle_before: idleBefore.filter(isChromium).length, idle_after: idleChromium.length, idle_after_kinds: idleKinds, after_sigterm: leaked.length, leaked },
       shutdown: { code: stopped.code, signal: stopped.signal, ms: Math.round(stopped.ms), sigkilled: stopped.killed },
     },
@@ -497,7 +552,8 @@ try {
   writeFileSync(join(root, 'benchmarks/results/scrape.json'), `${JSON.stringify(out, null, 2)}\n`);
   console.log('\nwrote benchmarks/results/scrape.json');
 } catch (e) {
-  exitCode = 1;
+  exitCode = interrupted ? 130 : 1;
+  if (interrupted) await new Promise(() => {}); // the signal handler cleans up and exits
   console.error(`bench:scrape failed: ${e?.stack ?? e}`);
   if (scour) console.error(`server log (tail):\n${scour.log().slice(-4000)}`);
 } finally {
