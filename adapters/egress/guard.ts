@@ -24,10 +24,44 @@ const notAllowed = (reason: string): TargetNotAllowed =>
 
 const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
 
-export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses)));
+/** How long answers are kept, failures included (a page names the same hosts many times). */
+const DNS_CACHE_MS = 30_000;
+const DNS_FAILURE_CACHE_MS = 5_000;
+/** A lookup that takes longer than this fails: a DNS server that drops queries must not hold a render for its whole timeout. */
+const DNS_TIMEOUT_MS = 5_000;
+const DNS_CACHE_LIMIT = 10_000;
+const dnsCache = new Map<string, { until: number; answer: Promise<readonly LookupAddress[]> }>();
+
+function lookupOnce(hostname: string): Promise<readonly LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(Object.assign(new Error(`lookup of ${hostname} took over ${DNS_TIMEOUT_MS / 1000} s`), { code: 'ETIMEOUT' })), DNS_TIMEOUT_MS);
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(addresses);
+    });
   });
+}
+
+/**
+ * The system resolver, with a short cache of answers and failures and a time
+ * limit per lookup. Concurrent lookups of one name share one query. Caching is
+ * safe for the guard: every address of an answer is still judged, and the
+ * address actually connected is checked again.
+ */
+export const systemResolver: Resolver = (hostname) => {
+  const now = Date.now();
+  const hit = dnsCache.get(hostname);
+  if (hit !== undefined && hit.until > now) return hit.answer;
+  if (dnsCache.size >= DNS_CACHE_LIMIT) dnsCache.clear();
+  const answer = lookupOnce(hostname);
+  const entry = { until: now + DNS_CACHE_MS, answer };
+  dnsCache.set(hostname, entry);
+  answer.catch(() => {
+    entry.until = Date.now() + DNS_FAILURE_CACHE_MS;
+  });
+  return answer;
+};
 
 function unresolved(hostname: string, err: unknown): TargetUnreachable {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -27,6 +27,9 @@ import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-prox
 import { imageSize } from './image-size.js';
 import { looksLike, processTree } from './processes.js';
 
+/** How long to wait for the load event once the document is in (then the page is taken as it is). */
+const LOAD_WAIT_MS = 10_000;
+
 export interface BrowserFetcherOptions {
   /** Default /usr/bin/chromium. */
   readonly executablePath?: string;
@@ -397,8 +400,13 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       let navError: unknown;
       try {
         // goto's answer is the document it waited for; a later script navigation replaces it (see the listener).
-        const first = await step(page.goto(req.url, { waitUntil: 'load', timeout: remaining() }), signal);
+        // The document first; then the full load, but only for a bounded time: a page whose load event
+        // never fires (a hanging subresource) still answers with what it has instead of a 504.
+        const first = await step(page.goto(req.url, { waitUntil: 'domcontentloaded', timeout: remaining() }), signal);
         nav.response ??= first;
+        await step(page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_WAIT_MS, remaining() - 200)) }), signal).catch((e: unknown) => {
+          if (signal.aborted) throw e;
+        });
       } catch (e) {
         if (signal.aborted) throw e;
         navError = e;
