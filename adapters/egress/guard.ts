@@ -159,7 +159,10 @@ export function guardSocket(socket: Socket, policy: EgressPolicy, what: string):
 /** Reject when `signal` aborts (with its reason); the underlying work is not cancelled. */
 export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    p.catch(() => undefined); // the abandoned promise may still fail later: not an unhandled rejection
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -21,7 +21,7 @@ import type { FetcherPlugin, FetchRequest, FetchResult, ScreenshotSpec } from '.
 import { defineFetcher } from '../../sdk/scrape.js';
 import { BadRequest, InternalError, isApiFailure, ServiceUnavailable, TargetNotAllowed, TargetResponseInvalid, TargetTimeout, TargetUnreachable } from '../../../core/errors.js';
 import type { ApiFailure } from '../../../core/errors.js';
-import type { Resolver } from '../../../adapters/egress/guard.js';
+import { abortable, type Resolver } from '../../../adapters/egress/guard.js';
 import { checkTargetUrl } from '../../../core/egress.js';
 import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-proxy.js';
 import { imageSize } from './image-size.js';
@@ -213,21 +213,8 @@ const TIMED_OUT = Symbol('timed out');
 const CLIENT_GONE = Symbol('client gone');
 const STOPPING = Symbol('stopping');
 
-/** Reject as soon as `signal` aborts, whatever `p` does. */
-function step<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
-  });
-}
+/** Reject as soon as `signal` aborts, whatever `p` does (the guard's helper). */
+const step = <T>(p: Promise<T>, signal: AbortSignal): Promise<T> => abortable(p, signal);
 
 const errText = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 const isTimeout = (e: unknown): boolean => e instanceof Error && e.name === 'TimeoutError';
