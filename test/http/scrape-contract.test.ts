@@ -440,3 +440,27 @@ describe('POST /v1/scrape on the shared configuration (PostgreSQL + Redis)', () 
     expect(await ledger(s.url, a.id)).toHaveLength(1);
   });
 });
+
+describe('POST /v1/scrape without Chromium installed', () => {
+  let site: TargetSite;
+  let s: Running;
+  beforeAll(async () => {
+    site = await startTargetSite();
+    s = await startScourIn('embedded', 'node', { adminToken: ADMIN, allowPrivateTargets: 'loopback', chromiumPath: '/nonexistent/chromium' });
+  }, 30_000);
+  afterAll(async () => {
+    await s?.stop();
+    await site?.close();
+  });
+
+  it('starts and scrapes; render_js alone is 503 SERVICE_UNAVAILABLE saying why, and costs nothing', async () => {
+    const a = await account(s.url, 'starter', 20);
+    const plain = await call(s.url, '/v1/scrape', { key: a.key, body: { url: `${site.url}/html/simple` } });
+    expect(plain.status).toBe(200);
+    const r = await call(s.url, '/v1/scrape', { key: a.key, body: { url: `${site.url}/js`, render_js: true } });
+    expectError(r, 503, 'SERVICE_UNAVAILABLE');
+    expect(r.body.error).toContain('Chromium is not installed at /nonexistent/chromium');
+    expect(r.headers.get('retry-after')).toBe('60');
+    expect(await balance(s.url, a.key)).toEqual({ remaining: 17, reserved: 0, used: 3 });
+  });
+});

@@ -10,6 +10,7 @@
  * failure, timeout, client abort); stop() destroys the pool and then makes
  * sure, by pid, that no Chromium process of this pool is left.
  */
+import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -35,6 +36,8 @@ export interface BrowserFetcherOptions {
   readonly executablePath?: string;
   /** Pages rendering at once (the pool bound). Default 4. */
   readonly maxPages?: number;
+  /** Launch Chromium when the server starts instead of on the first render. Default false. */
+  readonly warmOnStart?: boolean;
   /** Fetches allowed to wait for a page; beyond it a fetch is refused at once (503). Default 16 x maxPages. */
   readonly maxQueue?: number;
   /** Allow loopback/private/link-local/CGNAT targets (self-hosting on a LAN, tests). */
@@ -255,6 +258,13 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const ensurePool = (): Promise<{ pool: Pool; denyProxy: EgressProxy }> => {
     if (poolPromise) return poolPromise;
     if (stopped) return Promise.reject(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
+    // Without Chromium the service still runs; render_js alone is unavailable, and says why.
+    if (!existsSync(executablePath)) {
+      return Promise.reject(new ServiceUnavailable({
+        message: `render_js is unavailable: Chromium is not installed at ${executablePath} (apt-get install chromium, or set SCOUR_CHROMIUM_PATH)`,
+        retryAfter: 60,
+      }));
+    }
     const created = (async () => {
       const { pool: mod, chromium } = await loadPoolModule();
       // The browser-wide proxy refuses everything: only contexts (which carry
@@ -512,6 +522,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       if (why === CLIENT_GONE) throw req.signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
       if (why === TIMED_OUT) throw new TargetTimeout({ message: `The page did not finish rendering within ${timeoutSeconds} s`, timeoutSeconds });
       if (why === STOPPING || stopped) throw new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 });
+      if (/Failed to launch|Executable doesn't exist|spawn .* ENOENT/i.test(errText(e))) {
+        throw new ServiceUnavailable({ message: `render_js is unavailable: Chromium could not be started (${executablePath})`, retryAfter: 60 });
+      }
       throw new InternalError({ message: `The browser failed: ${errText(e)}` });
     } finally {
       clearTimeout(timer);
@@ -549,8 +562,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     mode: 'browser',
     description: 'Renders pages in Chromium (render_js, wait_for, screenshots), every request through the egress guard.',
     async start() {
-      if (stopped) return;
-      // Warm: launch the browser now rather than on the first request.
+      // By default Chromium starts on the first render_js request, so a server (and every test server)
+      // starts without it and runs without it until a render is asked for. warmOnStart launches it at boot.
+      if (stopped || options.warmOnStart !== true) return;
       const { pool } = await ensurePool();
       const denyOnly = await startEgressProxy({ policy: 'deny' });
       try {
