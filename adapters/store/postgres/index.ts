@@ -321,6 +321,14 @@ export class PostgresAccountStore implements AccountStore {
     return this.query<LedgerRow & pg.QueryResultRow, readonly LedgerRow[]>('ledger', [accountId, limit], (r) => r.rows);
   }
 
+  /** For the job store (adapters/store/postgres/jobs.ts), which shares this pool: the pool and the driver-error mapping. */
+  shared(): { readonly pool: pg.Pool; unavailable(e: unknown): ServiceUnavailable } {
+    return {
+      pool: this.pool,
+      unavailable: (e) => new ServiceUnavailable({ message: `Job store unavailable: ${driverMessage(e, this.url)}`, retryAfter: 1 }),
+    };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

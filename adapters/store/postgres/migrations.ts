@@ -76,4 +76,71 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX credit_grants_account ON credit_grants(account_id);
     `,
   },
+  {
+    version: 2,
+    name: 'bulk-jobs-webhooks',
+    sql: `
+      CREATE TABLE bulk_jobs (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        status text NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed')),
+        request jsonb NOT NULL,
+        callback_url text,
+        price_per_url bigint NOT NULL CHECK (price_per_url >= 0),
+        total integer NOT NULL,
+        worker_id text,
+        lease_until bigint,
+        created_at bigint NOT NULL,
+        started_at bigint,
+        finished_at bigint
+      );
+      CREATE INDEX bulk_jobs_account ON bulk_jobs(account_id, created_at);
+      -- The claim query scans only unfinished jobs, oldest first.
+      CREATE INDEX bulk_jobs_claim ON bulk_jobs(created_at, id COLLATE "C") WHERE status IN ('queued', 'running');
+
+      CREATE TABLE bulk_items (
+        job_id text NOT NULL REFERENCES bulk_jobs(id) ON DELETE CASCADE,
+        idx integer NOT NULL,
+        url text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        result jsonb,
+        error jsonb,
+        worker_id text,
+        finished_at bigint,
+        PRIMARY KEY (job_id, idx)
+      );
+
+      CREATE TABLE webhook_deliveries (
+        id text PRIMARY KEY,
+        job_id text NOT NULL REFERENCES bulk_jobs(id) ON DELETE CASCADE,
+        event text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'sending', 'delivered', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint,
+        lease_until bigint,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_job ON webhook_deliveries(job_id, created_at);
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(lease_until) WHERE status = 'sending';
+
+      CREATE TABLE delivery_attempts (
+        delivery_id text NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+        attempt integer NOT NULL,
+        ok boolean NOT NULL,
+        response_status integer,
+        error text,
+        attempted_at bigint NOT NULL,
+        next_attempt_at bigint,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+
+      CREATE TABLE account_webhook_secrets (
+        account_id text PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+        secret text NOT NULL,
+        created_at bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -352,6 +352,14 @@ export class SqliteAccountStore implements AccountStore, Disposable {
     return this.run(() => this.s.ledger.all(accountId, limit) as LedgerRow[]);
   }
 
+  /**
+   * For the job store (adapters/store/sqlite/jobs.ts), which shares this
+   * connection: the handle, and the cache invalidation its charges need.
+   */
+  shared(): { readonly db: Database.Database; forget(accountId: string): void } {
+    return { db: this.db, forget: (accountId) => this.forget(accountId) };
+  }
+
   close(): void {
     this.clearCache();
     if (this.db.open) this.db.close();

@@ -74,4 +74,71 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX credit_grants_account ON credit_grants(account_id);
     `,
   },
+  {
+    version: 2,
+    name: 'bulk-jobs-webhooks',
+    sql: `
+      CREATE TABLE bulk_jobs (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed')),
+        request TEXT NOT NULL,
+        callback_url TEXT,
+        price_per_url INTEGER NOT NULL CHECK (price_per_url >= 0),
+        total INTEGER NOT NULL,
+        worker_id TEXT,
+        lease_until INTEGER,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER
+      ) STRICT;
+      CREATE INDEX bulk_jobs_account ON bulk_jobs(account_id, created_at);
+      -- The claim query scans only unfinished jobs, oldest first.
+      CREATE INDEX bulk_jobs_claim ON bulk_jobs(created_at, id) WHERE status IN ('queued', 'running');
+
+      CREATE TABLE bulk_items (
+        job_id TEXT NOT NULL REFERENCES bulk_jobs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        error TEXT,
+        worker_id TEXT,
+        finished_at INTEGER,
+        PRIMARY KEY (job_id, idx)
+      ) STRICT;
+
+      CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES bulk_jobs(id) ON DELETE CASCADE,
+        event TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        lease_until INTEGER,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_job ON webhook_deliveries(job_id, created_at);
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(lease_until) WHERE status = 'sending';
+
+      CREATE TABLE delivery_attempts (
+        delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+        response_status INTEGER,
+        error TEXT,
+        attempted_at INTEGER NOT NULL,
+        next_attempt_at INTEGER,
+        PRIMARY KEY (delivery_id, attempt)
+      ) STRICT;
+
+      CREATE TABLE account_webhook_secrets (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+        secret TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

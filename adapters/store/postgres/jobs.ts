@@ -1,0 +1,236 @@
+/**
+ * JobStore on the PostgreSQL account store's pool. Claims use
+ * FOR UPDATE SKIP LOCKED, so workers in several processes each take a
+ * different job (or delivery) without waiting on one another. finishItem is
+ * one transaction that locks the item before the account (the same order as
+ * settle: hold/item, then account), so concurrent finishers cannot deadlock
+ * and the guarded item UPDATE lets only one of them bill.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { Effect } from 'effect';
+import type { ServiceUnavailable } from '../../../core/errors.js';
+import {
+  BULK_OPERATION,
+  DEFAULT_DELIVERY_LEASE_MS,
+  type DeliveryAttempt,
+  type DeliveryView,
+  type DueDelivery,
+  type FinishItem,
+  type FinishResult,
+  type Job,
+  type JobItem,
+  type JobStore,
+  type JobView,
+  type NewDelivery,
+  type NewJob,
+  type RecordAttempt,
+} from '../../../core/jobs.js';
+import type { PostgresAccountStore } from './index.js';
+
+const JOB_COLUMNS = `id, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
+  total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+
+/** JSON text for a jsonb parameter (pg would turn a JS array into a PostgreSQL array), or NULL. */
+const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+
+const SQL = {
+  createJob: `
+    WITH j AS (
+      INSERT INTO bulk_jobs (id, account_id, status, request, callback_url, price_per_url, total, created_at)
+      VALUES ($1, $2, 'queued', $3::jsonb, $4, $5, cardinality($6::text[]), $7) RETURNING ${JOB_COLUMNS}
+    ), i AS (
+      INSERT INTO bulk_items (job_id, idx, url, status)
+      SELECT j.id, u.n - 1, u.url, 'pending' FROM j, unnest($6::text[]) WITH ORDINALITY AS u(url, n)
+    )
+    SELECT * FROM j`,
+  getJob: `SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = $1 AND account_id = $2`,
+  items: 'SELECT idx, url, status, attempts, result, error FROM bulk_items WHERE job_id = $1 ORDER BY idx',
+  deliveries: `SELECT id, event, status, attempts, next_attempt_at AS "nextAttemptAt", created_at AS "createdAt"
+               FROM webhook_deliveries WHERE job_id = $1 ORDER BY created_at, id COLLATE "C"`,
+  attempts: `SELECT a.delivery_id AS "deliveryId", a.attempt, a.ok, a.response_status AS "responseStatus", a.error,
+                    a.attempted_at AS "attemptedAt", a.next_attempt_at AS "nextAttemptAt"
+             FROM delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+             WHERE d.job_id = $1 ORDER BY a.delivery_id, a.attempt`,
+  claimJob: `
+    UPDATE bulk_jobs SET status = 'running', worker_id = $1, lease_until = $2::bigint + $3::bigint, started_at = COALESCE(started_at, $2)
+    WHERE id = (
+      SELECT id FROM bulk_jobs
+      WHERE status IN ('queued', 'running') AND (status = 'queued' OR lease_until <= $2)
+      ORDER BY created_at, id COLLATE "C" LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id`,
+  renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
+  finishItem: `
+    UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8
+    FROM bulk_jobs j
+    WHERE i.job_id = $1 AND i.idx = $2 AND i.status = 'pending' AND j.id = i.job_id
+    RETURNING j.account_id`,
+  jobAccount: 'SELECT account_id FROM bulk_jobs WHERE id = $1',
+  charge: `UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance - held >= $2
+           RETURNING period_start, balance - held AS available`,
+  available: 'SELECT GREATEST(balance - held, 0) AS available FROM accounts WHERE id = $1',
+  refuseItem: `UPDATE bulk_items SET status = 'failed', result = NULL, error = '{"code":"NO_CREDITS"}'::jsonb WHERE job_id = $1 AND idx = $2`,
+  billed: `
+    WITH l AS (
+      INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+    )
+    INSERT INTO usage (account_id, period_start, operation, credits, requests) VALUES ($2, $7, $3, $4, 1)
+    ON CONFLICT (account_id, period_start, operation)
+    DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1`,
+  completeJob: `UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL
+                WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
+  createDelivery: `INSERT INTO webhook_deliveries (id, job_id, event, status, attempts, next_attempt_at, created_at)
+                   VALUES ($1, $2, $3, 'pending', 0, $4, $5)`,
+  dueDeliveries: `
+    WITH c AS (
+      SELECT id FROM webhook_deliveries
+      WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)
+      ORDER BY COALESCE(next_attempt_at, lease_until), id COLLATE "C" LIMIT $2
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE webhook_deliveries d SET status = 'sending', lease_until = $1::bigint + $3::bigint
+    FROM c, bulk_jobs j WHERE d.id = c.id AND j.id = d.job_id
+    RETURNING d.id, d.job_id AS "jobId", j.account_id AS "accountId", d.event, d.attempts`,
+  recordAttempt: `
+    WITH a AS (
+      INSERT INTO delivery_attempts (delivery_id, attempt, ok, response_status, error, attempted_at, next_attempt_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (delivery_id, attempt) DO NOTHING
+    )
+    UPDATE webhook_deliveries SET status = $8, attempts = GREATEST(attempts, $2), next_attempt_at = $9, lease_until = NULL WHERE id = $1`,
+  secret: 'SELECT secret FROM account_webhook_secrets WHERE account_id = $1',
+  setSecret: `INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
+              ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at`,
+} as const;
+
+type Statement = keyof typeof SQL;
+
+const q = (name: Statement, values: readonly unknown[]): pg.QueryConfig => ({ name: `scour_jobs_${name}`, text: SQL[name], values: values as unknown[] });
+
+export class PostgresJobStore implements JobStore {
+  constructor(private readonly pool: pg.Pool, private readonly unavailable: (e: unknown) => ServiceUnavailable) {}
+
+  private attempt<A>(f: () => Promise<A>): Effect.Effect<A, ServiceUnavailable> {
+    return Effect.tryPromise({ try: f, catch: (e) => this.unavailable(e) });
+  }
+
+  private query<R extends pg.QueryResultRow, A>(name: Statement, values: readonly unknown[], pick: (r: pg.QueryResult<R>) => A): Effect.Effect<A, ServiceUnavailable> {
+    return this.attempt(() => this.pool.query<R>(q(name, values)).then(pick));
+  }
+
+  createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable> {
+    return this.query<Job & pg.QueryResultRow, Job>(
+      'createJob',
+      [j.id, j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls, j.now],
+      (r) => r.rows[0]!,
+    );
+  }
+
+  getJob(id: string, accountId: string): Effect.Effect<JobView | undefined, ServiceUnavailable> {
+    return this.attempt(async () => {
+      const job = (await this.pool.query<Job & pg.QueryResultRow>(q('getJob', [id, accountId]))).rows[0];
+      if (job === undefined) return undefined;
+      const [items, deliveries, attempts] = await Promise.all([
+        this.pool.query<JobItem & pg.QueryResultRow>(q('items', [id])),
+        this.pool.query<Omit<DeliveryView, 'history'> & pg.QueryResultRow>(q('deliveries', [id])),
+        this.pool.query<DeliveryAttempt & { deliveryId: string }>(q('attempts', [id])),
+      ]);
+      const history = new Map<string, DeliveryAttempt[]>();
+      for (const { deliveryId, ...rest } of attempts.rows) {
+        const list = history.get(deliveryId) ?? [];
+        list.push(rest);
+        history.set(deliveryId, list);
+      }
+      return { ...job, items: items.rows, deliveries: deliveries.rows.map((d) => ({ ...d, history: history.get(d.id) ?? [] })) };
+    });
+  }
+
+  claimJob(workerId: string, now: number, leaseMs: number): Effect.Effect<{ readonly jobId: string } | undefined, ServiceUnavailable> {
+    return this.query<{ id: string }, { jobId: string } | undefined>('claimJob', [workerId, now, leaseMs], (r) =>
+      r.rows[0] === undefined ? undefined : { jobId: r.rows[0].id },
+    );
+  }
+
+  renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
+    return this.query('renew', [jobId, workerId, until], (r) => (r.rowCount ?? 0) > 0);
+  }
+
+  finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable> {
+    if (!Number.isSafeInteger(f.credits) || f.credits < 0) return Effect.die(new RangeError(`credits must be an integer >= 0, got ${f.credits}`));
+    return this.attempt(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const available = async (accountId: string | undefined) =>
+          accountId === undefined ? 0 : ((await client.query<{ available: number }>(q('available', [accountId]))).rows[0]?.available ?? 0);
+        // Blocks on a concurrent finisher's row lock, then re-checks status = 'pending': only one of them gets the row.
+        const done = await client.query<{ account_id: string }>(q('finishItem', [
+          f.jobId, f.idx, f.success ? 'completed' : 'failed', f.attempts, f.success ? json(f.result) : null, json(f.error), f.workerId, f.now,
+        ]));
+        let result: FinishResult;
+        const accountId = done.rows[0]?.account_id;
+        if (accountId === undefined) {
+          const owner = (await client.query<{ account_id: string }>(q('jobAccount', [f.jobId]))).rows[0]?.account_id;
+          result = { charged: 0, available: await available(owner), alreadyDone: true };
+        } else if (!f.success || f.credits <= 0) {
+          result = { charged: 0, available: await available(accountId), alreadyDone: false };
+        } else {
+          const after = (await client.query<{ period_start: number; available: number }>(q('charge', [accountId, f.credits]))).rows[0];
+          if (after === undefined) {
+            await client.query(q('refuseItem', [f.jobId, f.idx]));
+            result = { charged: 0, available: await available(accountId), alreadyDone: false };
+          } else {
+            await client.query(q('billed', [randomUUID(), accountId, BULK_OPERATION, f.credits, f.ledgerRequestId, f.now, after.period_start]));
+            result = { charged: f.credits, available: after.available, alreadyDone: false };
+          }
+        }
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        broken = e instanceof Error ? e : new Error(String(e));
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        // A connection that failed mid-transaction is destroyed, not pooled.
+        client.release(broken);
+      }
+    });
+  }
+
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed'): Effect.Effect<boolean, ServiceUnavailable> {
+    return this.query('completeJob', [jobId, workerId, now, status], (r) => (r.rowCount ?? 0) > 0);
+  }
+
+  createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable> {
+    return this.query('createDelivery', [d.id, d.jobId, d.event, d.nextAttemptAt, d.now], () => undefined);
+  }
+
+  dueDeliveries(now: number, limit: number, leaseMs = DEFAULT_DELIVERY_LEASE_MS): Effect.Effect<readonly DueDelivery[], ServiceUnavailable> {
+    return this.query<DueDelivery & pg.QueryResultRow, readonly DueDelivery[]>('dueDeliveries', [now, limit, leaseMs], (r) => r.rows);
+  }
+
+  recordAttempt(r: RecordAttempt): Effect.Effect<void, ServiceUnavailable> {
+    const status = r.ok ? 'delivered' : r.nextAttemptAt === null ? 'failed' : 'pending';
+    return this.query(
+      'recordAttempt',
+      [r.deliveryId, r.attempt, r.ok, r.status, r.error, r.attemptedAt, r.ok ? null : r.nextAttemptAt, status, status === 'pending' ? r.nextAttemptAt : null],
+      () => undefined,
+    );
+  }
+
+  webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable> {
+    return this.query<{ secret: string }, string | undefined>('secret', [accountId], (r) => r.rows[0]?.secret);
+  }
+
+  rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable> {
+    return this.query('setSecret', [accountId, secret, now], () => undefined);
+  }
+}
+
+/** The job store on an open account store's pool (closed with it). */
+export function postgresJobStore(store: PostgresAccountStore): PostgresJobStore {
+  const { pool, unavailable } = store.shared();
+  return new PostgresJobStore(pool, unavailable);
+}

@@ -1,0 +1,184 @@
+/**
+ * The durable side of asynchronous bulk-scrape jobs (issue 5): the JobStore
+ * port and its types. A job and one item per URL are written at submit time;
+ * workers claim jobs under a lease (a crashed worker's job is taken over once
+ * its lease lapses), and finishing an item bills it in the same transaction
+ * that marks it done, so a resumed job never charges a URL twice. Webhook
+ * deliveries and their attempt history live here too, so retries survive a
+ * restart.
+ */
+import type { Effect } from 'effect';
+import type { ServiceUnavailable } from './errors.js';
+
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type ItemStatus = 'pending' | 'completed' | 'failed';
+/** 'sending': claimed by a worker under a lease; a lapsed lease makes it due again. */
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+/** The ledger/usage operation a bulk item is billed under. */
+export const BULK_OPERATION = 'scrape_bulk';
+
+export interface NewJob {
+  readonly id: string;
+  readonly accountId: string;
+  /** The validated request, stored as JSON. */
+  readonly request: unknown;
+  readonly urls: readonly string[];
+  readonly callbackUrl: string | null;
+  readonly pricePerUrl: number;
+  readonly now: number;
+}
+
+export interface Job {
+  readonly id: string;
+  readonly accountId: string;
+  readonly status: JobStatus;
+  readonly request: unknown;
+  readonly callbackUrl: string | null;
+  readonly pricePerUrl: number;
+  /** Number of URLs (items). */
+  readonly total: number;
+  readonly workerId: string | null;
+  readonly leaseUntil: number | null;
+  readonly createdAt: number;
+  readonly startedAt: number | null;
+  readonly finishedAt: number | null;
+}
+
+export interface JobItem {
+  readonly idx: number;
+  readonly url: string;
+  readonly status: ItemStatus;
+  readonly attempts: number;
+  /** JSON, or null until done (and for failed items). */
+  readonly result: unknown;
+  /** JSON, or null (set for failed items). */
+  readonly error: unknown;
+}
+
+export interface DeliveryAttempt {
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  readonly ok: boolean;
+  /** The receiver's HTTP status, null when no response came. */
+  readonly responseStatus: number | null;
+  readonly error: string | null;
+  readonly attemptedAt: number;
+  /** When the next attempt was scheduled for, null when none was (delivered or given up). */
+  readonly nextAttemptAt: number | null;
+}
+
+export interface DeliveryView {
+  readonly id: string;
+  readonly event: string;
+  readonly status: DeliveryStatus;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  readonly nextAttemptAt: number | null;
+  readonly createdAt: number;
+  /** Ordered by attempt. */
+  readonly history: readonly DeliveryAttempt[];
+}
+
+export interface JobView extends Job {
+  /** Ordered by idx. */
+  readonly items: readonly JobItem[];
+  /** Ordered by creation. */
+  readonly deliveries: readonly DeliveryView[];
+}
+
+export interface FinishItem {
+  readonly jobId: string;
+  readonly idx: number;
+  readonly workerId: string;
+  readonly success: boolean;
+  /** Fetch attempts the worker made for this URL. */
+  readonly attempts: number;
+  readonly result: unknown;
+  readonly error: unknown;
+  /** Charged only when success and > 0. */
+  readonly credits: number;
+  readonly ledgerRequestId: string;
+  readonly now: number;
+}
+
+export interface FinishResult {
+  readonly charged: number;
+  /** The account's balance - held after this call. */
+  readonly available: number;
+  /** The item was finished before (by this or another worker): nothing changed, nothing charged. */
+  readonly alreadyDone: boolean;
+}
+
+export interface NewDelivery {
+  readonly id: string;
+  readonly jobId: string;
+  readonly event: string;
+  readonly nextAttemptAt: number;
+  readonly now: number;
+}
+
+/** A delivery claimed for sending (status 'sending' until recordAttempt or its lease lapses). */
+export interface DueDelivery {
+  readonly id: string;
+  readonly jobId: string;
+  readonly accountId: string;
+  readonly event: string;
+  /** Attempts made before this one. */
+  readonly attempts: number;
+}
+
+export interface RecordAttempt {
+  readonly deliveryId: string;
+  readonly attempt: number;
+  readonly ok: boolean;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly attemptedAt: number;
+  /** Null: no retry (given up unless ok). */
+  readonly nextAttemptAt: number | null;
+}
+
+/** Lease on a claimed delivery when the caller gives none. */
+export const DEFAULT_DELIVERY_LEASE_MS = 60_000;
+
+/**
+ * Bulk jobs, their items, webhook deliveries and per-account webhook secrets.
+ * Every method is atomic on its own and fails with ServiceUnavailable when
+ * the database cannot be reached.
+ */
+export interface JobStore {
+  /** The job ('queued') and one 'pending' item per URL (idx from 0), together. */
+  createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable>;
+  /** Undefined when unknown or owned by another account. */
+  getJob(id: string, accountId: string): Effect.Effect<JobView | undefined, ServiceUnavailable>;
+  /**
+   * Take the oldest job that is 'queued', or 'running' with a lapsed lease
+   * (its worker died): it becomes 'running', held by `workerId` until now + leaseMs.
+   */
+  claimJob(workerId: string, now: number, leaseMs: number): Effect.Effect<{ readonly jobId: string } | undefined, ServiceUnavailable>;
+  /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
+  renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable>;
+  /**
+   * Mark an item done and bill it, in one transaction. Already done: nothing
+   * happens (alreadyDone). Success with credits > 0 charges the account when
+   * balance - held covers them (ledger row + usage under BULK_OPERATION);
+   * when it cannot, the item fails with error { code: 'NO_CREDITS' } and
+   * nothing is charged.
+   */
+  finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable>;
+  /** Close the job; false when it is not 'running' under this worker. */
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed'): Effect.Effect<boolean, ServiceUnavailable>;
+  createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable>;
+  /**
+   * Claim up to `limit` deliveries that are due ('pending' with
+   * next_attempt_at <= now, or 'sending' whose lease lapsed): they become
+   * 'sending' until now + leaseMs, so two workers never send the same attempt.
+   */
+  dueDeliveries(now: number, limit: number, leaseMs?: number): Effect.Effect<readonly DueDelivery[], ServiceUnavailable>;
+  /** Record one attempt: 'delivered' when ok, else 'pending' at nextAttemptAt, or 'failed' when that is null. */
+  recordAttempt(r: RecordAttempt): Effect.Effect<void, ServiceUnavailable>;
+  webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable>;
+  /** Set (or replace) the account's signing secret, stored as given. */
+  rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable>;
+}

@@ -1,0 +1,327 @@
+/**
+ * One contract for both JobStore adapters (SQLite, PostgreSQL): jobs and
+ * items, claims and leases, billing each item at most once (also with two
+ * store instances finishing the same item together), deliveries and
+ * webhook secrets.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Effect } from 'effect';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Account } from '../../core/accounts.js';
+import type { FinishItem, JobStore } from '../../core/jobs.js';
+import type { AccountStore } from '../../core/ports.js';
+import { openPostgresStore, type PostgresAccountStore } from '../../adapters/store/postgres/index.js';
+import { postgresJobStore } from '../../adapters/store/postgres/jobs.js';
+import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
+import { sqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
+
+const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+interface Opened {
+  readonly accounts: AccountStore;
+  readonly jobs: JobStore;
+  close(): Promise<void>;
+}
+
+interface Harness {
+  readonly name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  open(): Promise<Opened>;
+}
+
+function sqliteHarness(): Harness {
+  let dir = '';
+  return {
+    name: 'sqlite',
+    async setup() {
+      dir = mkdtempSync(join(tmpdir(), 'scour-jobs-'));
+    },
+    async teardown() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async open() {
+      const accounts: SqliteAccountStore = openSqliteStore({ path: join(dir, 'scour.db') });
+      return { accounts, jobs: sqliteJobStore(accounts), close: async () => accounts.close() };
+    },
+  };
+}
+
+function postgresHarness(): Harness {
+  const database = `scour_test_${randomBytes(6).toString('hex')}`;
+  const admin = async (text: string) => {
+    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: 'postgres',
+    setup: () => admin(`CREATE DATABASE ${database}`),
+    teardown: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+    async open() {
+      const accounts: PostgresAccountStore = await openPostgresStore({ url: `postgres://postgres@127.0.0.1:5432/${database}`, max: 8 });
+      return { accounts, jobs: postgresJobStore(accounts), close: () => accounts.close() };
+    },
+  };
+}
+
+const run = <A, E>(e: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(e);
+
+const T0 = Date.UTC(2025, 0, 15, 12);
+const MONTH = 31 * 86_400_000;
+const LEASE = 30_000;
+
+describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', (h) => {
+  let main: Opened;
+  let accounts: AccountStore;
+  let jobs: JobStore;
+  /** Each test's jobs are created later than the previous test's, so claim order is predictable: claim drains. */
+  let clock = T0;
+  const tick = () => (clock += 1000);
+
+  beforeAll(async () => {
+    await h.setup();
+    main = await h.open();
+    accounts = main.accounts;
+    jobs = main.jobs;
+  });
+
+  afterAll(async () => {
+    if (main) await main.close();
+    await h.teardown();
+  });
+
+  const newAccount = (credits: number): Promise<Account> =>
+    run(accounts.createAccount({ id: randomUUID(), name: 't', plan: 'free', credits, now: T0, periodEnd: T0 + MONTH }));
+
+  const newJob = async (accountId: string, urls = ['https://a.test/1', 'https://a.test/2', 'https://a.test/3']) =>
+    run(jobs.createJob({ id: randomUUID(), accountId, request: { urls, formats: ['markdown'] }, urls, callbackUrl: 'http://127.0.0.1:9/hook', pricePerUrl: 1, now: tick() }));
+
+  /** Claim every job left over by earlier tests so each test starts with an empty queue. */
+  const drain = async () => {
+    for (;;) {
+      const c = await run(jobs.claimJob('drain', clock + 10 * LEASE, LEASE));
+      if (c === undefined) return;
+      await run(jobs.completeJob(c.jobId, 'drain', clock, 'completed'));
+    }
+  };
+
+  const finish = (jobId: string, idx: number, over: Partial<FinishItem> = {}): FinishItem => ({
+    jobId, idx, workerId: 'w1', success: true, attempts: 1, result: { markdown: `# ${idx}` }, error: null,
+    credits: 1, ledgerRequestId: `${jobId}:${idx}`, now: clock, ...over,
+  });
+
+  it('creates a job with one pending item per URL, visible to its own account only', async () => {
+    const a = await newAccount(10);
+    const b = await newAccount(10);
+    const job = await newJob(a.id);
+    expect(job).toMatchObject({ accountId: a.id, status: 'queued', total: 3, pricePerUrl: 1, callbackUrl: 'http://127.0.0.1:9/hook', workerId: null, finishedAt: null });
+    expect(job.request).toEqual({ urls: ['https://a.test/1', 'https://a.test/2', 'https://a.test/3'], formats: ['markdown'] });
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view?.items).toEqual([
+      { idx: 0, url: 'https://a.test/1', status: 'pending', attempts: 0, result: null, error: null },
+      { idx: 1, url: 'https://a.test/2', status: 'pending', attempts: 0, result: null, error: null },
+      { idx: 2, url: 'https://a.test/3', status: 'pending', attempts: 0, result: null, error: null },
+    ]);
+    expect(view?.deliveries).toEqual([]);
+    expect(await run(jobs.getJob(job.id, b.id))).toBeUndefined();
+    expect(await run(jobs.getJob('nope', a.id))).toBeUndefined();
+  });
+
+  it('claims the oldest queued job first; an expired lease lets another worker take over', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const first = await newJob(a.id);
+    const second = await newJob(a.id);
+    const now = tick();
+    expect(await run(jobs.claimJob('w1', now, LEASE))).toEqual({ jobId: first.id });
+    expect(await run(jobs.claimJob('w2', now, LEASE))).toEqual({ jobId: second.id });
+    expect(await run(jobs.claimJob('w3', now, LEASE))).toBeUndefined();
+    const view = await run(jobs.getJob(first.id, a.id));
+    expect(view).toMatchObject({ status: 'running', workerId: 'w1', leaseUntil: now + LEASE, startedAt: now });
+    // w1 renews; w2 does not and "crashes".
+    expect(await run(jobs.renewLease(first.id, 'w1', now + 3 * LEASE))).toBe(true);
+    expect(await run(jobs.claimJob('w3', now + LEASE - 1, LEASE))).toBeUndefined();
+    expect(await run(jobs.claimJob('w3', now + LEASE, LEASE))).toEqual({ jobId: second.id });
+    // The old holder cannot renew or complete it any more.
+    expect(await run(jobs.renewLease(second.id, 'w2', now + 5 * LEASE))).toBe(false);
+    expect(await run(jobs.completeJob(second.id, 'w2', now, 'completed'))).toBe(false);
+    expect((await run(jobs.getJob(second.id, a.id)))?.startedAt).toBe(now);
+    await run(jobs.completeJob(first.id, 'w1', now, 'completed'));
+    await run(jobs.completeJob(second.id, 'w3', now, 'completed'));
+  });
+
+  it('completes (or fails) a job only for its current worker', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const job = await newJob(a.id);
+    const c = await run(jobs.claimJob('w1', tick(), LEASE));
+    expect(c).toEqual({ jobId: job.id });
+    expect(await run(jobs.completeJob(job.id, 'other', clock, 'completed'))).toBe(false);
+    expect(await run(jobs.completeJob(job.id, 'w1', clock, 'failed'))).toBe(true);
+    expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'failed', finishedAt: clock, workerId: null, leaseUntil: null });
+    expect(await run(jobs.completeJob(job.id, 'w1', clock, 'completed'))).toBe(false);
+    // Finished jobs are never claimed again, even long after.
+    expect(await run(jobs.claimJob('w9', clock + 100 * LEASE, LEASE))).toBeUndefined();
+  });
+
+  it('bills an item once even when it is finished twice', async () => {
+    const a = await newAccount(10);
+    const job = await newJob(a.id);
+    const r1 = await run(jobs.finishItem(finish(job.id, 0)));
+    expect(r1).toEqual({ charged: 1, available: 9, alreadyDone: false });
+    const r2 = await run(jobs.finishItem(finish(job.id, 0, { result: { markdown: 'other' } })));
+    expect(r2).toEqual({ charged: 0, available: 9, alreadyDone: true });
+    const failed = await run(jobs.finishItem(finish(job.id, 1, { success: false, result: null, error: { code: 'TARGET_TIMEOUT' }, attempts: 3 })));
+    expect(failed).toEqual({ charged: 0, available: 9, alreadyDone: false });
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view?.items.slice(0, 2)).toEqual([
+      { idx: 0, url: 'https://a.test/1', status: 'completed', attempts: 1, result: { markdown: '# 0' }, error: null },
+      { idx: 1, url: 'https://a.test/2', status: 'failed', attempts: 3, result: null, error: { code: 'TARGET_TIMEOUT' } },
+    ]);
+    expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 9, held: 0 });
+    const ledger = await run(accounts.ledger(a.id, 10));
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ operation: 'scrape_bulk', credits: 1, requestId: `${job.id}:0` });
+    expect(await run(accounts.usage(a.id, a.periodStart))).toEqual([{ operation: 'scrape_bulk', credits: 1, requests: 1 }]);
+  });
+
+  it('two store instances finishing the same items concurrently charge each once', async () => {
+    const other = await h.open();
+    try {
+      const a = await newAccount(100);
+      const urls = Array.from({ length: 20 }, (_, i) => `https://b.test/${i}`);
+      const job = await newJob(a.id, urls);
+      const results = await Promise.all(
+        urls.flatMap((_, idx) => [
+          run(jobs.finishItem(finish(job.id, idx, { workerId: 'w1' }))),
+          run(other.jobs.finishItem(finish(job.id, idx, { workerId: 'w2' }))),
+        ]),
+      );
+      expect(results.reduce((n, r) => n + r.charged, 0)).toBe(20);
+      expect(results.filter((r) => r.alreadyDone)).toHaveLength(20);
+      expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 80, held: 0 });
+      expect(await run(accounts.ledger(a.id, 100))).toHaveLength(20);
+      expect(await run(accounts.usage(a.id, a.periodStart))).toEqual([{ operation: 'scrape_bulk', credits: 20, requests: 20 }]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses the charge when credits run out: the item fails with NO_CREDITS and nothing is charged', async () => {
+    const a = await newAccount(2);
+    const job = await newJob(a.id);
+    // A hold of another request counts against what a bulk item may spend.
+    const hold = await run(accounts.reserve({ id: randomUUID(), accountId: a.id, operation: 'search', credits: 1, requestId: 'r', now: T0, expiresAt: T0 + MONTH }));
+    expect(hold.ok).toBe(true);
+    expect(await run(jobs.finishItem(finish(job.id, 0)))).toEqual({ charged: 1, available: 0, alreadyDone: false });
+    expect(await run(jobs.finishItem(finish(job.id, 1)))).toEqual({ charged: 0, available: 0, alreadyDone: false });
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view?.items[1]).toMatchObject({ status: 'failed', result: null, error: { code: 'NO_CREDITS' } });
+    expect(await run(jobs.finishItem(finish(job.id, 1)))).toMatchObject({ charged: 0, alreadyDone: true });
+    expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 1, held: 1 });
+    expect(await run(accounts.ledger(a.id, 10))).toHaveLength(1);
+  });
+
+  it('claims due deliveries once, records attempts, retries and gives up', async () => {
+    const a = await newAccount(1);
+    const job = await newJob(a.id);
+    const now = tick();
+    const d1 = randomUUID();
+    const d2 = randomUUID();
+    await run(jobs.createDelivery({ id: d1, jobId: job.id, event: 'bulk_scrape.completed', nextAttemptAt: now, now }));
+    await run(jobs.createDelivery({ id: d2, jobId: job.id, event: 'bulk_scrape.completed', nextAttemptAt: now + 5000, now: now + 1 }));
+    const due = await run(jobs.dueDeliveries(now, 10, 10_000));
+    expect(due).toEqual([{ id: d1, jobId: job.id, accountId: a.id, event: 'bulk_scrape.completed', attempts: 0 }]);
+    // Claimed: another worker does not get it while the lease runs.
+    expect(await run(jobs.dueDeliveries(now + 5000, 10, 10_000))).toEqual([
+      { id: d2, jobId: job.id, accountId: a.id, event: 'bulk_scrape.completed', attempts: 0 },
+    ]);
+    expect(await run(jobs.dueDeliveries(now + 9_999, 10, 10_000))).toEqual([]);
+    await run(jobs.recordAttempt({ deliveryId: d1, attempt: 1, ok: false, status: 500, error: 'HTTP 500', attemptedAt: now, nextAttemptAt: now + 2000 }));
+    await run(jobs.recordAttempt({ deliveryId: d2, attempt: 1, ok: true, status: 204, error: null, attemptedAt: now + 5000, nextAttemptAt: null }));
+    expect(await run(jobs.dueDeliveries(now + 1999, 10))).toEqual([]);
+    expect((await run(jobs.dueDeliveries(now + 2000, 10))).map((d) => [d.id, d.attempts])).toEqual([[d1, 1]]);
+    await run(jobs.recordAttempt({ deliveryId: d1, attempt: 2, ok: false, status: null, error: 'ECONNREFUSED', attemptedAt: now + 2000, nextAttemptAt: null }));
+    expect(await run(jobs.dueDeliveries(now + 100 * LEASE, 10))).toEqual([]);
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view?.deliveries).toEqual([
+      {
+        id: d1, event: 'bulk_scrape.completed', status: 'failed', attempts: 2, nextAttemptAt: null, createdAt: now,
+        history: [
+          { attempt: 1, ok: false, responseStatus: 500, error: 'HTTP 500', attemptedAt: now, nextAttemptAt: now + 2000 },
+          { attempt: 2, ok: false, responseStatus: null, error: 'ECONNREFUSED', attemptedAt: now + 2000, nextAttemptAt: null },
+        ],
+      },
+      {
+        id: d2, event: 'bulk_scrape.completed', status: 'delivered', attempts: 1, nextAttemptAt: null, createdAt: now + 1,
+        history: [{ attempt: 1, ok: true, responseStatus: 204, error: null, attemptedAt: now + 5000, nextAttemptAt: null }],
+      },
+    ]);
+  });
+
+  it('a delivery whose sender died (lease lapsed) is due again', async () => {
+    const a = await newAccount(1);
+    const job = await newJob(a.id);
+    const now = tick();
+    const d = randomUUID();
+    await run(jobs.createDelivery({ id: d, jobId: job.id, event: 'bulk_scrape.failed', nextAttemptAt: now, now }));
+    expect(await run(jobs.dueDeliveries(now, 10, 1000))).toHaveLength(1);
+    expect(await run(jobs.dueDeliveries(now + 999, 10, 1000))).toEqual([]);
+    expect((await run(jobs.dueDeliveries(now + 1000, 10, 1000))).map((x) => x.id)).toEqual([d]);
+    await run(jobs.recordAttempt({ deliveryId: d, attempt: 1, ok: true, status: 200, error: null, attemptedAt: now + 1000, nextAttemptAt: null }));
+  });
+
+  it('concurrent claimers (two instances) never get the same job or delivery', async () => {
+    await drain();
+    const other = await h.open();
+    try {
+      const a = await newAccount(1);
+      const ids = new Set<string>();
+      for (let i = 0; i < 10; i++) ids.add((await newJob(a.id)).id);
+      const now = tick();
+      const deliveries = new Set<string>();
+      const job = [...ids][0]!;
+      for (let i = 0; i < 10; i++) {
+        const id = randomUUID();
+        deliveries.add(id);
+        await run(jobs.createDelivery({ id, jobId: job, event: 'bulk_scrape.completed', nextAttemptAt: now, now }));
+      }
+      const claims = await Promise.all(Array.from({ length: 14 }, (_, i) => run((i % 2 ? other : main).jobs.claimJob(`w${i}`, now, LEASE))));
+      const got = claims.filter((c) => c !== undefined).map((c) => c.jobId);
+      expect(got.sort()).toEqual([...ids].sort());
+      const sends = await Promise.all(Array.from({ length: 6 }, (_, i) => run((i % 2 ? other : main).jobs.dueDeliveries(now, 3))));
+      const sent = sends.flat().map((d) => d.id);
+      expect(sent.sort()).toEqual([...deliveries].sort());
+      for (const id of sent) await run(jobs.recordAttempt({ deliveryId: id, attempt: 1, ok: true, status: 200, error: null, attemptedAt: now, nextAttemptAt: null }));
+      for (const [i, c] of claims.entries()) if (c !== undefined) expect(await run(jobs.completeJob(c.jobId, `w${i}`, now, 'completed'))).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores and rotates the webhook secret', async () => {
+    const a = await newAccount(0);
+    expect(await run(jobs.webhookSecret(a.id))).toBeUndefined();
+    await run(jobs.rotateWebhookSecret(a.id, 'whsec_one', T0));
+    expect(await run(jobs.webhookSecret(a.id))).toBe('whsec_one');
+    await run(jobs.rotateWebhookSecret(a.id, 'whsec_two', T0 + 1));
+    expect(await run(jobs.webhookSecret(a.id))).toBe('whsec_two');
+  });
+
+  it('hands back completed Effects on SQLite (no fiber on the request path)', async () => {
+    if (h.name !== 'sqlite') return;
+    const a = await newAccount(0);
+    const e = jobs.webhookSecret(a.id);
+    expect(Effect.isEffect(e)).toBe(true);
+    expect((e as unknown as { _tag?: string })._tag).toBe('Success');
+  });
+});
