@@ -8,7 +8,8 @@
  * its item, not the request, unless none is valid. The answer lists one
  * result per URL in input order; only successful URLs are charged.
  */
-import { Effect, Exit } from 'effect';
+import { Effect } from 'effect';
+import type { PlanId } from '../../core/accounts.js';
 import type { RequestContext } from '../../core/context.js';
 import { checkTargetUrl, type EgressPolicy } from '../../core/egress.js';
 import { type ApiFailure, BadRequest, errorBody, type FieldIssue, InternalError, isApiFailure, TargetNotAllowed } from '../../core/errors.js';
@@ -58,6 +59,12 @@ type ItemOutcome =
   | { readonly ok: true; readonly attempts: number; readonly result: Record<string, unknown> }
   | { readonly ok: false; readonly attempts: number; readonly failure: ApiFailure };
 
+/** The single-scrape options of a bulk request (what every URL is scraped with). */
+function optionsOf(i: BulkInput) {
+  const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
+  return common;
+}
+
 /** The per-URL problems found before any work, by index: the URL's form, or the egress guard. */
 function checkUrls(urls: readonly string[], egress: EgressPolicy): (ApiFailure | undefined)[] {
   return urls.map((url, i) => {
@@ -88,9 +95,9 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           if (i.max_retries !== undefined && i.retry_failed !== true) {
             return Effect.fail(BadRequest.of('max_retries', 'only applies with retry_failed: true'));
           }
-          // The single scrape's checks (options, proxies), run once against the first URL's shape.
-          const shared = stages.precheck.run({ ...ctx, input: { ...i, url: 'https://example.com/' } } as never);
-          if (Exit.isExit(shared) && Exit.isFailure(shared)) return shared as unknown as Effect.Effect<never, ApiFailure>;
+          // The single scrape's checks of everything but the URL (options, browser, proxies), once for all URLs.
+          const shared = stages.optionsProblem(optionsOf(i));
+          if (shared !== undefined) return Effect.fail(shared);
           const urlProblems = checkUrls(i.urls, options.egress);
           if (urlProblems.every((p) => p !== undefined)) {
             const issues: FieldIssue[] = urlProblems.map((p, n) => ({
@@ -110,13 +117,14 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
 
       const work = {
         name: 'fetch',
-        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: import('../../core/accounts.js').PlanId }; hold: { actual?: number } }) => {
+        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: PlanId }; hold: { actual?: number } }) => {
           const i = ctx.input;
           const planConcurrency = host.limits(ctx.account.plan, 'scrape').concurrency;
           const bound = Math.min(MAX_BULK_CONCURRENCY, planConcurrency > 0 ? planConcurrency : MAX_BULK_CONCURRENCY);
           const concurrency = Math.min(i.concurrent_requests ?? bound, bound);
           const retries = i.retry_failed ? (i.max_retries ?? 2) : 0;
-          const { urls, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
+          const urls = i.urls;
+          const common = optionsOf(i);
 
           const once = (url: string) => {
             const c = { ...ctx, input: { ...common, url } } as never;

@@ -203,35 +203,46 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
   };
 
   /** The checks and the egress guard on the URL, before any credit is held. */
+  /**
+   * Everything about a request but its URL: the fields JSON Schema cannot
+   * check, a browser for render_js, a proxy of the kind asked for. Bulk
+   * scrape asks this once for all its URLs. `urlIssue` joins the same 400.
+   */
+  const optionsProblem = (i: Omit<ScrapeInput, 'url'>, urlIssue?: FieldIssue): BadRequest | ProxyNotAvailable | undefined => {
+    const issues = check(i as ScrapeInput, extractors);
+    if (urlIssue !== undefined) issues.unshift(urlIssue);
+    if (issues.length > 0) return new BadRequest({ message: 'Invalid scrape request', validationErrors: issues });
+    if (i.render_js && browserFetcher === undefined) return BadRequest.of('render_js', 'this server has no browser fetcher');
+    if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
+      const type = i.proxy_type ?? 'datacenter';
+      // available() rather than pick(): a pick would move the rotation on.
+      const available = proxies.flatMap((p) => p.available());
+      const offered = i.proxy_country !== undefined
+        ? available.includes(`${type}:${i.proxy_country}`)
+        : available.some((a) => a.startsWith(`${type}:`));
+      if (!offered) {
+        return new ProxyNotAvailable({
+          message: `no ${type} proxy${i.proxy_country ? ` in ${i.proxy_country}` : ''} is configured on this server${available.length ? ` (available: ${available.join(', ')})` : ' (none are configured)'}`,
+          field: i.proxy_country !== undefined ? 'proxy_country' : 'proxy_type',
+          available,
+        });
+      }
+    }
+    return undefined;
+  };
+
   const precheck = {
     name: 'precheck',
     run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
-      const i = ctx.input;
-      const issues = check(i, extractors);
-      const u = checkTargetUrl(i.url, options.egress);
+      const u = checkTargetUrl(ctx.input.url, options.egress);
       // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
-      if (!u.ok && u.kind === 'syntax') issues.unshift({ field: 'url', message: u.reason });
-      if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid scrape request', validationErrors: issues }));
+      const problem = optionsProblem(ctx.input, !u.ok && u.kind === 'syntax' ? { field: 'url', message: u.reason } : undefined);
+      if (problem !== undefined) return Effect.fail(problem);
       if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
-      if (i.render_js && browserFetcher === undefined) return Effect.fail(BadRequest.of('render_js', 'this server has no browser fetcher'));
-      if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
-        const type = i.proxy_type ?? 'datacenter';
-        // available() rather than pick(): a pick would move the rotation on.
-        const available = proxies.flatMap((p) => p.available());
-        const offered = i.proxy_country !== undefined
-          ? available.includes(`${type}:${i.proxy_country}`)
-          : available.some((a) => a.startsWith(`${type}:`));
-        if (!offered) {
-          return Effect.fail(new ProxyNotAvailable({
-            message: `no ${type} proxy${i.proxy_country ? ` in ${i.proxy_country}` : ''} is configured on this server${available.length ? ` (available: ${available.join(', ')})` : ' (none are configured)'}`,
-            field: i.proxy_country !== undefined ? 'proxy_country' : 'proxy_type',
-            available,
-          }));
-        }
-      }
       return Effect.succeed({ target: u.url });
     },
   };
+
 
   const fetchStage = {
     name: 'fetch',
@@ -373,7 +384,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return out;
   };
 
-  return { precheck, fetchStage, judge, extractStage, storeScreenshot, shape };
+  return { optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, shape };
 }
 
 export function createScrapeOperation(options: ScrapeOptions) {
