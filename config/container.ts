@@ -32,6 +32,8 @@ import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPluginModules } from './load-plugins.js';
 import { openStore } from './store.js';
+import { createJobs, type Jobs, type Role } from './jobs.js';
+import type { JobStore } from '../core/jobs.js';
 import { scrapePlugins } from './scrape.js';
 import { FsBlobStore } from '../adapters/blob/fs/index.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
@@ -49,6 +51,8 @@ export interface ScourOptions {
   readonly clock?: Clock;
   /** Plans to use instead of SCOUR_PLANS / the defaults (tests). */
   readonly plans?: Plans;
+  /** 'serve' (default): the HTTP API; 'worker': runs jobs and webhooks only (`scour worker`). */
+  readonly role?: Role;
 }
 
 /** How long a concurrency slot or a credit hold outlives a crashed process. */
@@ -64,6 +68,8 @@ export interface Scour {
   readonly server: HttpServer;
   readonly logger: Logger;
   readonly store: AccountStore;
+  readonly jobStore: JobStore;
+  readonly jobs: Jobs;
   readonly accounts: AccountAdmin;
   readonly plans: Plans;
   /**
@@ -71,7 +77,10 @@ export interface Scour {
    * plan, its monthly credits) and return its key, to be shown once.
    */
   bootstrap(): Promise<{ apiKey: string; accountId: string } | undefined>;
+  /** Listen (role 'serve'), and run jobs when this process runs them (see config/jobs.ts). */
   start(): Promise<{ host: string; port: number; url: string }>;
+  /** Role 'worker': run jobs and webhook deliveries, no HTTP server. */
+  startWorker(): Promise<{ workerId: string; mode: 'embedded' | 'queue' }>;
   stop(): Promise<boolean>;
 }
 
@@ -105,11 +114,13 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   };
 
   let store: AccountStore;
+  let jobStore: JobStore;
   let limiter: RateLimiter;
   try {
     const opened = await openStore(settings);
     closers.push(opened.close);
     store = opened.store;
+    jobStore = opened.jobs;
     if (settings.redisUrl !== undefined) {
       const redis = new RedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisPrefix });
       closers.push(() => redis.close());
@@ -198,8 +209,10 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     throw e;
   }
 
+  const jobs = createJobs({ settings, store: jobStore, clock, logger, role: options.role ?? 'serve' });
   const routes: Route<any, any>[] = [];
   const host: PluginHost = {
+    jobs: jobs.host,
     registry,
     stages,
     settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },
@@ -230,8 +243,13 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   c.register(TOKENS.HttpServer, { useValue: server });
 
   let stopped = false;
+  let jobsStarted = false;
+  const startJobs = async () => {
+    jobsStarted = true;
+    await jobs.start();
+  };
   return {
-    settings, container: c, registry, app, server, logger, store, accounts, plans,
+    settings, container: c, registry, app, server, logger, store, jobStore, jobs, accounts, plans,
     async bootstrap() {
       if ((await Effect.runPromise(store.countAccounts())) > 0) return undefined;
       const { account, key } = await Effect.runPromise(accounts.createAccount({ plan: 'unicorn', name: 'development' }));
@@ -240,13 +258,21 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     async start() {
       mkdirSync(settings.dataDir, { recursive: true });
       const bound = await server.listen(settings.host, settings.port);
+      await startJobs();
       const shownHost = bound.host === '0.0.0.0' || bound.host === '::' ? '127.0.0.1' : bound.host;
       return { ...bound, url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${bound.port}` };
+    },
+    async startWorker() {
+      mkdirSync(settings.dataDir, { recursive: true });
+      await startJobs();
+      return { workerId: jobs.runner?.workerId ?? '', mode: jobs.mode };
     },
     async stop() {
       if (stopped) return true;
       stopped = true;
       const drained = await server.close(settings.shutdownTimeoutMs);
+      // Running jobs stop before the fetchers they use; their leases lapse so another process resumes them.
+      if (jobsStarted) await jobs.stop();
       await stopPlugins();
       await closeAll();
       return drained;

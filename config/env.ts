@@ -4,6 +4,8 @@
  * start on an invalid setting.
  */
 
+import { DEFAULT_WEBHOOK_SCHEDULE_SECONDS, parseWebhookSchedule } from '../core/webhooks.js';
+
 export interface Settings {
   readonly port: number;
   readonly host: string;
@@ -44,6 +46,21 @@ export interface Settings {
   readonly chromiumPath: string;
   /** Pages rendering at once (the browser pool's bound). */
   readonly browserPages: number;
+  /**
+   * Who runs asynchronous bulk jobs and webhook deliveries: 'embedded' (the
+   * API process itself, from the store), 'queue' (`scour worker` processes fed
+   * by a BullMQ queue on Redis; API processes only enqueue), or 'auto':
+   * 'queue' when both DATABASE_URL and REDIS_URL are set, else 'embedded'.
+   */
+  readonly jobs: 'auto' | 'embedded' | 'queue';
+  /** A job's lease: a process that dies mid-job leaves it to another after this long. */
+  readonly jobLeaseMs: number;
+  /** Bulk jobs one process runs at once. */
+  readonly workerConcurrency: number;
+  /** Seconds between webhook attempts (core/webhooks.ts). */
+  readonly webhookSchedule: readonly number[];
+  /** One webhook attempt's whole exchange. */
+  readonly webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +95,11 @@ export const DEFAULTS: Settings = {
   screenshotTtlSeconds: 86_400,
   chromiumPath: '/usr/bin/chromium',
   browserPages: 4,
+  jobs: 'auto',
+  jobLeaseMs: 30_000,
+  workerConcurrency: 2,
+  webhookSchedule: DEFAULT_WEBHOOK_SCHEDULE_SECONDS,
+  webhookTimeoutMs: 10_000,
 };
 
 /** The variables read, with their meaning (README's configuration table is checked against this). */
@@ -106,6 +128,11 @@ export const ENV_VARS = {
   SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
   SCOUR_CHROMIUM_PATH: 'Chromium for render_js. Default /usr/bin/chromium (Debian package chromium).',
   SCOUR_BROWSER_PAGES: 'Pages rendering at once (the browser pool bound; more requests wait their turn). Default 4.',
+  SCOUR_JOBS: 'Who runs asynchronous bulk jobs and webhooks: embedded (the API process, from its store), queue (scour worker processes fed by BullMQ on Redis; API processes only enqueue) or auto (queue when DATABASE_URL and REDIS_URL are both set, else embedded). Default auto.',
+  SCOUR_JOB_LEASE: 'Seconds a running job stays with its process without a renewal; a job whose process died is resumed by another after this long. Default 30.',
+  SCOUR_WORKER_CONCURRENCY: 'Bulk jobs one process runs at once (each runs its URLs at its own concurrent_requests). Default 2.',
+  SCOUR_WEBHOOK_SCHEDULE: 'Delays between webhook attempts, e.g. 2s,10s,1m,5m,30m,2h (the default): 1 to 20 entries from 1 s to 24 h; each gets +-20% jitter.',
+  SCOUR_WEBHOOK_TIMEOUT: 'Seconds one webhook attempt may take before it counts as failed. Default 10.',
 } as const;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -171,6 +198,15 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) issues.push(`SCOUR_REDIS_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . - (got ${JSON.stringify(redisPrefix)})`);
   const publicUrl = str('SCOUR_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(publicUrl)) issues.push(`SCOUR_PUBLIC_URL must be an absolute http(s) URL without query (got ${JSON.stringify(publicUrl)})`);
+  const webhookScheduleRaw = str('SCOUR_WEBHOOK_SCHEDULE');
+  let webhookSchedule = DEFAULTS.webhookSchedule;
+  if (webhookScheduleRaw !== undefined) {
+    const parsed = parseWebhookSchedule(webhookScheduleRaw);
+    if (Array.isArray(parsed)) webhookSchedule = parsed;
+    else issues.push(`SCOUR_WEBHOOK_SCHEDULE: ${parsed.error}`);
+  }
+  const jobs = oneOf('SCOUR_JOBS', ['auto', 'embedded', 'queue'] as const, DEFAULTS.jobs);
+  if (jobs === 'queue' && redisUrl === undefined) issues.push('SCOUR_JOBS=queue needs REDIS_URL (the BullMQ queue lives in Redis)');
   const pluginPaths = (str('SCOUR_PLUGINS') ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
 
   const settings: Settings = {
@@ -200,7 +236,18 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     screenshotTtlSeconds: int('SCOUR_SCREENSHOT_TTL', 60, 30 * 86_400, DEFAULTS.screenshotTtlSeconds),
     chromiumPath: str('SCOUR_CHROMIUM_PATH') ?? DEFAULTS.chromiumPath,
     browserPages: int('SCOUR_BROWSER_PAGES', 1, 64, DEFAULTS.browserPages),
+    jobs,
+    jobLeaseMs: int('SCOUR_JOB_LEASE', 2, 3600, DEFAULTS.jobLeaseMs / 1000) * 1000,
+    workerConcurrency: int('SCOUR_WORKER_CONCURRENCY', 1, 64, DEFAULTS.workerConcurrency),
+    webhookSchedule,
+    webhookTimeoutMs: int('SCOUR_WEBHOOK_TIMEOUT', 1, 120, DEFAULTS.webhookTimeoutMs / 1000) * 1000,
   };
   if (issues.length > 0) throw new ConfigError(issues);
   return settings;
+}
+
+/** SCOUR_JOBS resolved: 'auto' is 'queue' when PostgreSQL and Redis are both configured. */
+export function jobsMode(s: Pick<Settings, 'jobs' | 'databaseUrl' | 'redisUrl'>): 'embedded' | 'queue' {
+  if (s.jobs !== 'auto') return s.jobs;
+  return s.databaseUrl !== undefined && s.redisUrl !== undefined ? 'queue' : 'embedded';
 }

@@ -7,30 +7,33 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AccountAdmin } from '../core/account-admin.js';
+import type { JobStore } from '../core/jobs.js';
 import type { AccountStore } from '../core/ports.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { systemClock } from '../adapters/ids/hyperid.js';
 import { openPostgresStore } from '../adapters/store/postgres/index.js';
+import { postgresJobStore } from '../adapters/store/postgres/jobs.js';
 import { openSqliteStore } from '../adapters/store/sqlite/index.js';
+import { sqliteJobStore } from '../adapters/store/sqlite/jobs.js';
 import type { Settings } from './env.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 
 /** The configured account store: PostgreSQL when DATABASE_URL is set, else SQLite in the data directory. */
-export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; close: () => Promise<void> | void }> {
+export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; jobs: JobStore; close: () => Promise<void> | void }> {
   if (settings.databaseUrl !== undefined) {
     const pg = await openPostgresStore({ url: settings.databaseUrl });
-    return { store: pg, close: () => pg.close() };
+    return { store: pg, jobs: postgresJobStore(pg), close: () => pg.close() };
   }
   mkdirSync(settings.dataDir, { recursive: true });
   const sqlite = openSqliteStore({ path: join(settings.dataDir, 'scour.db') });
-  return { store: sqlite, close: () => sqlite.close() };
+  return { store: sqlite, jobs: sqliteJobStore(sqlite), close: () => sqlite.close() };
 }
 
 /** Account administration without the HTTP server (the CLI). */
-export async function openAccounts(settings: Settings, plans: Plans = loadPlans(settings.plansFile)): Promise<{ accounts: AccountAdmin; store: AccountStore; close: () => Promise<void> }> {
-  const { store, close } = await openStore(settings);
+export async function openAccounts(settings: Settings, plans: Plans = loadPlans(settings.plansFile)): Promise<{ accounts: AccountAdmin; store: AccountStore; jobs: JobStore; close: () => Promise<void> }> {
+  const { store, jobs, close } = await openStore(settings);
   const book = planBook(plans);
   const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock: systemClock, monthlyCredits: book.monthlyCredits });
-  return { accounts, store, close: async () => { await close(); } };
+  return { accounts, store, jobs, close: async () => { await close(); } };
 }
 

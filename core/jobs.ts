@@ -118,6 +118,18 @@ export interface NewDelivery {
   readonly now: number;
 }
 
+export interface ClaimedJob {
+  readonly jobId: string;
+  readonly accountId: string;
+}
+
+/** The delivery completeJob creates with the job's end. */
+export interface JobDelivery {
+  readonly id: string;
+  readonly event: string;
+  readonly nextAttemptAt: number;
+}
+
 /** A delivery claimed for sending (status 'sending' until recordAttempt or its lease lapses). */
 export interface DueDelivery {
   readonly id: string;
@@ -155,8 +167,9 @@ export interface JobStore {
   /**
    * Take the oldest job that is 'queued', or 'running' with a lapsed lease
    * (its worker died): it becomes 'running', held by `workerId` until now + leaseMs.
+   * With `jobId`, only that job, on the same conditions.
    */
-  claimJob(workerId: string, now: number, leaseMs: number): Effect.Effect<{ readonly jobId: string } | undefined, ServiceUnavailable>;
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>;
   /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable>;
   /**
@@ -167,8 +180,12 @@ export interface JobStore {
    * nothing is charged.
    */
   finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable>;
-  /** Close the job; false when it is not 'running' under this worker. */
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed'): Effect.Effect<boolean, ServiceUnavailable>;
+  /**
+   * Close the job and, when given, create its webhook delivery in the same
+   * transaction (a crash cannot leave a finished job without its delivery);
+   * false, and nothing written, when the job is not 'running' under this worker.
+   */
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable>;
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable>;
   /**
    * Claim up to `limit` deliveries that are due ('pending' with
@@ -178,7 +195,62 @@ export interface JobStore {
   dueDeliveries(now: number, limit: number, leaseMs?: number): Effect.Effect<readonly DueDelivery[], ServiceUnavailable>;
   /** Record one attempt: 'delivered' when ok, else 'pending' at nextAttemptAt, or 'failed' when that is null. */
   recordAttempt(r: RecordAttempt): Effect.Effect<void, ServiceUnavailable>;
+  /** The account's current signing secret, if it has one. */
   webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable>;
+  /** The current secret; `candidate` becomes it when the account has none yet (two racing callers get the same one). */
+  ensureWebhookSecret(accountId: string, candidate: string, now: number): Effect.Effect<string, ServiceUnavailable>;
+  /** The secrets a delivery made at `now` is signed with: the current one first, then a rotated-out one still in its grace period. */
+  signingSecrets(accountId: string, now: number): Effect.Effect<readonly string[], ServiceUnavailable>;
   /** Set (or replace) the account's signing secret, stored as given. */
   rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable>;
+}
+
+/** One URL's outcome, as a job's executor reports it (the runner bills it). */
+export interface ItemOutcome {
+  readonly idx: number;
+  readonly success: boolean;
+  readonly attempts: number;
+  readonly result: unknown;
+  readonly error: unknown;
+}
+
+/** What an executor gets for one claimed job. */
+export interface JobExecution {
+  /** The job as stored when claimed: items already done (before a crash) are not to be run again. */
+  readonly job: JobView;
+  /** Epoch ms when this run started. */
+  readonly startedAt: number;
+  /** Store one item's outcome and bill it (at most once per item, whoever finishes it). */
+  finish(outcome: ItemOutcome): Effect.Effect<FinishResult, ServiceUnavailable>;
+}
+
+/**
+ * The operation behind a kind of job (bulk scrape): runs a claimed job's
+ * pending items, and shapes a job for its status endpoint and its webhook.
+ * `run` failing with a JobFailure ends the job as 'failed'; with
+ * ServiceUnavailable it is left to be resumed (its lease lapses).
+ */
+export interface JobExecutor {
+  run(x: JobExecution): Effect.Effect<void, ServiceUnavailable | JobFailure>;
+  /** The job's public view (status endpoint body, webhook `data`). */
+  view(job: JobView): unknown;
+}
+
+/** A job that cannot run at all (its stored request is no longer acceptable): it ends 'failed'. */
+export class JobFailure {
+  readonly _tag = 'JobFailure';
+  constructor(readonly code: string, readonly message: string) {}
+}
+
+/** Hands a stored job to whoever runs jobs: this process, or workers through a queue. */
+export interface JobQueue {
+  enqueue(jobId: string): Effect.Effect<void, ServiceUnavailable>;
+}
+
+/** What the plugin host offers operations that run jobs. */
+export interface JobsHost {
+  readonly store: JobStore;
+  readonly queue: JobQueue;
+  /** Register the executor of bulk jobs (one per server). */
+  provide(executor: JobExecutor): void;
 }

@@ -68,6 +68,14 @@ export function openApiDocument(routes: readonly Route<unknown, unknown>[], info
       : { [r.produces.contentType.split(';')[0]!]: { schema: { type: 'string' } } };
     const rated = r.tags?.includes('tools') || r.auth === 'bearer';
     responses[String(r.status ?? 200)] = { description: r.status === 201 ? 'Created' : 'Success', content: ok, ...(rated ? { headers: RATE_HEADERS } : {}) };
+    if (r.alternate !== undefined) {
+      const schema = r.stampRequestId === false ? plain(r.alternate.response.json) : withRequestId(r.alternate.response.json);
+      responses[String(r.alternate.status)] = {
+        description: 'Accepted',
+        content: { 'application/json': { schema }, 'application/msgpack': { schema } },
+        ...(rated ? { headers: RATE_HEADERS } : {}),
+      };
+    }
     for (const s of [...statuses].sort()) {
       responses[String(s)] = {
         description: (byStatus.get(s) ?? ['Error']).join(' | '),

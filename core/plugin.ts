@@ -13,6 +13,7 @@ import type { StageKit } from './stages.js';
 import type { Metrics, RateRule } from './ports.js';
 import type { PlanId } from './accounts.js';
 import type { AccountAdmin } from './account-admin.js';
+import type { JobsHost } from './jobs.js';
 
 export type PluginKind =
   | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
@@ -60,6 +61,13 @@ export interface Route<Req = unknown, Res = unknown> {
   readonly headers?: readonly string[];
   /** Status of a success (default 200; 201 for creations, 202 for accepted jobs). */
   readonly status?: 200 | 201 | 202;
+  /**
+   * A second success shape, for routes whose answer depends on the request
+   * (a bulk scrape answers 200 with results, or 202 with a job when given a
+   * callback): results that `when` picks are sent with this status and
+   * serialised with this schema. JSON routes only.
+   */
+  readonly alternate?: { readonly status: 202; readonly response: Schema<unknown>; readonly when: (response: Res) => boolean };
   /** Whether to add `request_id` to the success body (true for JSON API responses). */
   readonly stampRequestId?: boolean;
 }
@@ -76,6 +84,8 @@ export interface PluginHost {
   readonly limits: (plan: PlanId, operation: string) => { readonly windows: readonly RateRule[]; readonly concurrency: number };
   /** Every route of the app; available once all operation plugins have built theirs (call it lazily). */
   readonly allRoutes: () => readonly Route<any, any>[];
+  /** Durable jobs (asynchronous bulk scrape, webhooks): their store, their queue, and where the executor is registered. */
+  readonly jobs: JobsHost;
 }
 
 export interface HostSettings {

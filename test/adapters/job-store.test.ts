@@ -142,15 +142,15 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     const first = await newJob(a.id);
     const second = await newJob(a.id);
     const now = tick();
-    expect(await run(jobs.claimJob('w1', now, LEASE))).toEqual({ jobId: first.id });
-    expect(await run(jobs.claimJob('w2', now, LEASE))).toEqual({ jobId: second.id });
+    expect(await run(jobs.claimJob('w1', now, LEASE))).toEqual({ jobId: first.id, accountId: a.id });
+    expect(await run(jobs.claimJob('w2', now, LEASE))).toEqual({ jobId: second.id, accountId: a.id });
     expect(await run(jobs.claimJob('w3', now, LEASE))).toBeUndefined();
     const view = await run(jobs.getJob(first.id, a.id));
     expect(view).toMatchObject({ status: 'running', workerId: 'w1', leaseUntil: now + LEASE, startedAt: now });
     // w1 renews; w2 does not and "crashes".
     expect(await run(jobs.renewLease(first.id, 'w1', now + 3 * LEASE))).toBe(true);
     expect(await run(jobs.claimJob('w3', now + LEASE - 1, LEASE))).toBeUndefined();
-    expect(await run(jobs.claimJob('w3', now + LEASE, LEASE))).toEqual({ jobId: second.id });
+    expect(await run(jobs.claimJob('w3', now + LEASE, LEASE))).toEqual({ jobId: second.id, accountId: a.id });
     // The old holder cannot renew or complete it any more.
     expect(await run(jobs.renewLease(second.id, 'w2', now + 5 * LEASE))).toBe(false);
     expect(await run(jobs.completeJob(second.id, 'w2', now, 'completed'))).toBe(false);
@@ -164,13 +164,57 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     const a = await newAccount(10);
     const job = await newJob(a.id);
     const c = await run(jobs.claimJob('w1', tick(), LEASE));
-    expect(c).toEqual({ jobId: job.id });
+    expect(c).toEqual({ jobId: job.id, accountId: a.id });
     expect(await run(jobs.completeJob(job.id, 'other', clock, 'completed'))).toBe(false);
     expect(await run(jobs.completeJob(job.id, 'w1', clock, 'failed'))).toBe(true);
     expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'failed', finishedAt: clock, workerId: null, leaseUntil: null });
     expect(await run(jobs.completeJob(job.id, 'w1', clock, 'completed'))).toBe(false);
     // Finished jobs are never claimed again, even long after.
     expect(await run(jobs.claimJob('w9', clock + 100 * LEASE, LEASE))).toBeUndefined();
+  });
+
+  it('claims one named job only when it is queued or its lease lapsed', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const older = await newJob(a.id);
+    const job = await newJob(a.id);
+    const now = tick();
+    expect(await run(jobs.claimJob('w1', now, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });
+    expect(await run(jobs.claimJob('w2', now, LEASE, job.id))).toBeUndefined();
+    expect(await run(jobs.claimJob('w2', now, LEASE, 'no-such-job'))).toBeUndefined();
+    expect(await run(jobs.claimJob('w2', now + LEASE, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });
+    expect(await run(jobs.completeJob(job.id, 'w2', now + LEASE, 'completed'))).toBe(true);
+    expect(await run(jobs.claimJob('w3', now + 10 * LEASE, LEASE, job.id))).toBeUndefined();
+    // The older job was left alone by the named claims.
+    expect(await run(jobs.getJob(older.id, a.id))).toMatchObject({ status: 'queued' });
+    await drain();
+  });
+
+  it('creates the delivery with the job\'s end, in the same transaction, and only for its worker', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const job = await newJob(a.id);
+    const now = tick();
+    await run(jobs.claimJob('w1', now, LEASE, job.id));
+    const d = { id: randomUUID(), event: 'bulk_scrape.completed', nextAttemptAt: now };
+    expect(await run(jobs.completeJob(job.id, 'intruder', now, 'completed', d))).toBe(false);
+    expect((await run(jobs.getJob(job.id, a.id)))?.deliveries).toEqual([]);
+    expect(await run(jobs.completeJob(job.id, 'w1', now, 'completed', d))).toBe(true);
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view?.status).toBe('completed');
+    expect(view?.deliveries).toEqual([{ id: d.id, event: 'bulk_scrape.completed', status: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now, history: [] }]);
+    const due = await run(jobs.dueDeliveries(now, 10));
+    expect(due.map((x) => x.id)).toContain(d.id);
+    await run(jobs.recordAttempt({ deliveryId: d.id, attempt: 1, ok: true, status: 200, error: null, attemptedAt: now, nextAttemptAt: null }));
+  });
+
+  it('gives an account one webhook secret however many callers ensure it at once', async () => {
+    const a = await newAccount(1);
+    const got = await Promise.all(['whsec_a', 'whsec_b', 'whsec_c'].map((c) => run(jobs.ensureWebhookSecret(a.id, c, tick()))));
+    expect(new Set(got).size).toBe(1);
+    expect(await run(jobs.webhookSecret(a.id))).toBe(got[0]);
+    expect(await run(jobs.signingSecrets(a.id, tick()))).toEqual([got[0]]);
+    expect(await run(jobs.ensureWebhookSecret(a.id, 'whsec_later', tick()))).toBe(got[0]);
   });
 
   it('bills an item once even when it is finished twice', async () => {

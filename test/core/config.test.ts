@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS, ENV_VARS, loadSettings } from '../../config/env.js';
+import { ConfigError, DEFAULTS, ENV_VARS, jobsMode, loadSettings } from '../../config/env.js';
 import { createLogger } from '../../adapters/logging/pino.js';
 
 describe('settings from the environment', () => {
@@ -23,6 +23,7 @@ describe('settings from the environment', () => {
       SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false',
       SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
       SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8',
+      SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
@@ -31,7 +32,18 @@ describe('settings from the environment', () => {
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false,
       allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
       chromiumPath: '/opt/chromium', browserPages: 8,
+      jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
     });
+  });
+
+  it('needs Redis for SCOUR_JOBS=queue, and resolves auto from the configured services', () => {
+    expect(() => loadSettings({ SCOUR_JOBS: 'queue' })).toThrow(/SCOUR_JOBS=queue needs REDIS_URL/);
+    expect(jobsMode(loadSettings({}))).toBe('embedded');
+    expect(jobsMode(loadSettings({ DATABASE_URL: 'postgres://127.0.0.1/x' }))).toBe('embedded');
+    expect(jobsMode(loadSettings({ REDIS_URL: 'redis://127.0.0.1' }))).toBe('embedded');
+    expect(jobsMode(loadSettings({ DATABASE_URL: 'postgres://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1' }))).toBe('queue');
+    expect(jobsMode(loadSettings({ DATABASE_URL: 'postgres://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1', SCOUR_JOBS: 'embedded' }))).toBe('embedded');
+    expect(jobsMode(loadSettings({ REDIS_URL: 'redis://127.0.0.1', SCOUR_JOBS: 'queue' }))).toBe('queue');
   });
 
   it('refuses invalid settings, naming each one', () => {
@@ -41,14 +53,15 @@ describe('settings from the environment', () => {
         PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x',
         DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps',
         SCOUR_ALLOW_PRIVATE_TARGETS: 'sometimes', SCOUR_PUBLIC_URL: 'ftp://x', SCOUR_SCREENSHOT_TTL: '5', SCOUR_BROWSER_PAGES: '0',
+        SCOUR_JOBS: 'sometimes', SCOUR_JOB_LEASE: '1', SCOUR_WORKER_CONCURRENCY: '0', SCOUR_WEBHOOK_SCHEDULE: '2s,forever', SCOUR_WEBHOOK_TIMEOUT: '0',
       });
     } catch (e) {
       err = e as ConfigError;
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err!.code).toBe('CONFIG_INVALID');
-    expect(err!.issues).toHaveLength(17);
-    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES']) {
+    expect(err!.issues).toHaveLength(22);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
       expect(err!.message).toContain(name);
     }
   });

@@ -40,6 +40,8 @@ export interface CompiledRoute {
   readonly headerNames: readonly string[];
   /** JSON text of a success result: compiled from the response schema, or JSON.stringify. */
   readonly serialize: (value: unknown) => string;
+  /** The route's second success shape (Route.alternate), compiled. */
+  readonly alternate: { readonly status: number; readonly when: (value: unknown) => boolean; readonly serialize: (value: unknown) => string } | undefined;
 }
 
 export interface Inbound {
@@ -164,6 +166,11 @@ export class HttpApp {
           ...(route.headers ?? []),
         ],
         serialize: json && route.response ? opts.compiler.compileSerializer(route.response) : (v: unknown) => JSON.stringify(v),
+        alternate: route.alternate === undefined ? undefined : {
+          status: route.alternate.status,
+          when: route.alternate.when,
+          serialize: opts.compiler.compileSerializer(route.alternate.response),
+        },
       };
       compiled.push(c);
       if (pattern === undefined) {
@@ -306,8 +313,9 @@ export class HttpApp {
     if (aborted) {
       status = 499;
     } else if (Exit.isSuccess(exit)) {
-      status = compiled.status;
-      this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining);
+      const alt = compiled.alternate !== undefined && compiled.alternate.when(exit.value) ? compiled.alternate : undefined;
+      status = alt?.status ?? compiled.status;
+      this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining, alt);
     } else {
       const failure = this.failureOf(exit.cause, compiled, requestId);
       status = failure.status;
@@ -377,7 +385,10 @@ export class HttpApp {
   }
 
   /** `close`: ask the client not to reuse the connection (set while draining, so keep-alive clients move on). */
-  private sendSuccess(compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {
+  private sendSuccess(
+    compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean,
+    alt?: CompiledRoute['alternate'],
+  ): void {
     let payload: string | Uint8Array;
     let type = compiled.contentType;
     if (compiled.json) {
@@ -386,7 +397,7 @@ export class HttpApp {
         payload = this.packr.pack(stamp ? { ...(value as object), request_id: requestId } : value);
         type = MSGPACK_TYPE;
       } else {
-        const json = compiled.serialize(value);
+        const json = (alt ?? compiled).serialize(value);
         // Append request_id to the serialised object rather than to the object: the
         // plugin's result keeps its shape (V8's fast stringify path) and is never mutated.
         // Request ids are URL-safe ([A-Za-z0-9_-]), so they need no escaping.
@@ -404,7 +415,7 @@ export class HttpApp {
       if (!compiled.json && extra[i] === 'content-type') headers[1] = extra[i + 1]!;
       else headers.push(extra[i]!, extra[i + 1]!);
     }
-    sink.send(compiled.status, headers, payload, close);
+    sink.send(alt?.status ?? compiled.status, headers, payload, close);
   }
 
   private sendFailure(failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {

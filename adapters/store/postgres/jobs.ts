@@ -18,7 +18,9 @@ import {
   type DueDelivery,
   type FinishItem,
   type FinishResult,
+  type ClaimedJob,
   type Job,
+  type JobDelivery,
   type JobItem,
   type JobStore,
   type JobView,
@@ -60,7 +62,15 @@ const SQL = {
       ORDER BY created_at, id COLLATE "C" LIMIT 1
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING id`,
+    RETURNING id, account_id AS "accountId"`,
+  claimThisJob: `
+    UPDATE bulk_jobs SET status = 'running', worker_id = $1, lease_until = $2::bigint + $3::bigint, started_at = COALESCE(started_at, $2)
+    WHERE id = (
+      SELECT id FROM bulk_jobs
+      WHERE id = $4 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until <= $2)
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, account_id AS "accountId"`,
   renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   finishItem: `
     UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8
@@ -81,6 +91,15 @@ const SQL = {
     DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1`,
   completeJob: `UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL
                 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
+  completeJobWithDelivery: `
+    WITH j AS (
+      UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL
+      WHERE id = $1 AND worker_id = $2 AND status = 'running' RETURNING id
+    ), d AS (
+      INSERT INTO webhook_deliveries (id, job_id, event, status, attempts, next_attempt_at, created_at)
+      SELECT $5, j.id, $6, 'pending', 0, $7, $3 FROM j
+    )
+    SELECT id FROM j`,
   createDelivery: `INSERT INTO webhook_deliveries (id, job_id, event, status, attempts, next_attempt_at, created_at)
                    VALUES ($1, $2, $3, 'pending', 0, $4, $5)`,
   dueDeliveries: `
@@ -100,6 +119,12 @@ const SQL = {
     )
     UPDATE webhook_deliveries SET status = $8, attempts = GREATEST(attempts, $2), next_attempt_at = $9, lease_until = NULL WHERE id = $1`,
   secret: 'SELECT secret FROM account_webhook_secrets WHERE account_id = $1',
+  ensureSecret: `
+    WITH ins AS (
+      INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
+      ON CONFLICT (account_id) DO NOTHING RETURNING secret
+    )
+    SELECT secret FROM ins UNION ALL SELECT secret FROM account_webhook_secrets WHERE account_id = $1 LIMIT 1`,
   setSecret: `INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
               ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at`,
 } as const;
@@ -146,10 +171,12 @@ export class PostgresJobStore implements JobStore {
     });
   }
 
-  claimJob(workerId: string, now: number, leaseMs: number): Effect.Effect<{ readonly jobId: string } | undefined, ServiceUnavailable> {
-    return this.query<{ id: string }, { jobId: string } | undefined>('claimJob', [workerId, now, leaseMs], (r) =>
-      r.rows[0] === undefined ? undefined : { jobId: r.rows[0].id },
-    );
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
+    const pick = (r: pg.QueryResult<{ id: string; accountId: string }>) =>
+      r.rows[0] === undefined ? undefined : { jobId: r.rows[0].id, accountId: r.rows[0].accountId };
+    return jobId === undefined
+      ? this.query('claimJob', [workerId, now, leaseMs], pick)
+      : this.query('claimThisJob', [workerId, now, leaseMs, jobId], pick);
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
@@ -199,8 +226,10 @@ export class PostgresJobStore implements JobStore {
     });
   }
 
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed'): Effect.Effect<boolean, ServiceUnavailable> {
-    return this.query('completeJob', [jobId, workerId, now, status], (r) => (r.rowCount ?? 0) > 0);
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable> {
+    return delivery === undefined
+      ? this.query('completeJob', [jobId, workerId, now, status], (r) => (r.rowCount ?? 0) > 0)
+      : this.query('completeJobWithDelivery', [jobId, workerId, now, status, delivery.id, delivery.event, delivery.nextAttemptAt], (r) => r.rows.length > 0);
   }
 
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable> {
@@ -222,6 +251,21 @@ export class PostgresJobStore implements JobStore {
 
   webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable> {
     return this.query<{ secret: string }, string | undefined>('secret', [accountId], (r) => r.rows[0]?.secret);
+  }
+
+  ensureWebhookSecret(accountId: string, candidate: string, now: number): Effect.Effect<string, ServiceUnavailable> {
+    return this.attempt(async () => {
+      const r = await this.pool.query<{ secret: string }>(q('ensureSecret', [accountId, candidate, now]));
+      if (r.rows[0] !== undefined) return r.rows[0].secret;
+      // A racing insert committed after this statement's snapshot: it is visible to a new statement.
+      const again = await this.pool.query<{ secret: string }>(q('secret', [accountId]));
+      if (again.rows[0] === undefined) throw new Error('webhook secret vanished');
+      return again.rows[0].secret;
+    });
+  }
+
+  signingSecrets(accountId: string, _now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
+    return this.query<{ secret: string }, readonly string[]>('secret', [accountId], (r) => r.rows.map((x) => x.secret));
   }
 
   rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable> {

@@ -17,7 +17,9 @@ import {
   type DueDelivery,
   type FinishItem,
   type FinishResult,
+  type ClaimedJob,
   type Job,
+  type JobDelivery,
   type JobItem,
   type JobStore,
   type JobView,
@@ -55,8 +57,10 @@ function prepare(db: Database.Database) {
                         a.attempted_at AS "attemptedAt", a.next_attempt_at AS "nextAttemptAt"
                  FROM delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
                  WHERE d.job_id = ? ORDER BY a.delivery_id, a.attempt`),
-    nextJob: p(`SELECT id FROM bulk_jobs WHERE status = 'queued' OR (status = 'running' AND lease_until <= ?)
-                ORDER BY created_at, id LIMIT 1`).pluck(),
+    nextJob: p(`SELECT id, account_id AS "accountId" FROM bulk_jobs WHERE status = 'queued' OR (status = 'running' AND lease_until <= ?)
+                ORDER BY created_at, id LIMIT 1`),
+    thisJob: p(`SELECT id, account_id AS "accountId" FROM bulk_jobs
+                WHERE id = ? AND (status = 'queued' OR (status = 'running' AND lease_until <= ?))`),
     takeJob: p(`UPDATE bulk_jobs SET status = 'running', worker_id = ?, lease_until = ?, started_at = coalesce(started_at, ?) WHERE id = ?`),
     renew: p(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
     finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?
@@ -85,6 +89,7 @@ function prepare(db: Database.Database) {
     updateDelivery: p(`UPDATE webhook_deliveries SET status = ?, attempts = max(attempts, ?), next_attempt_at = ?, lease_until = NULL
                        WHERE id = ?`),
     secret: p('SELECT secret FROM account_webhook_secrets WHERE account_id = ?').pluck(),
+    addSecret: p(`INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (account_id) DO NOTHING`),
     setSecret: p(`INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES (?, ?, ?)
                   ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`),
   };
@@ -95,7 +100,8 @@ const toJob = (r: JobRow): Job => ({ ...r, request: parse(r.request) });
 export class SqliteJobStore implements JobStore {
   private readonly s: ReturnType<typeof prepare>;
   private readonly createTx: (j: NewJob) => Job;
-  private readonly claimTx: (workerId: string, now: number, leaseMs: number) => { jobId: string } | undefined;
+  private readonly claimTx: (workerId: string, now: number, leaseMs: number, jobId: string | undefined) => ClaimedJob | undefined;
+  private readonly completeTx: (jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined) => boolean;
   private readonly finishTx: (f: FinishItem) => FinishResult;
   private readonly dueTx: (now: number, limit: number, leaseMs: number) => DueDelivery[];
   private readonly recordTx: (r: RecordAttempt) => void;
@@ -109,11 +115,17 @@ export class SqliteJobStore implements JobStore {
       return toJob(row);
     }).immediate;
 
-    this.claimTx = db.transaction((workerId: string, now: number, leaseMs: number) => {
-      const id = s.nextJob.get(now) as string | undefined;
-      if (id === undefined) return undefined;
-      s.takeJob.run(workerId, now + leaseMs, now, id);
-      return { jobId: id };
+    this.claimTx = db.transaction((workerId: string, now: number, leaseMs: number, jobId: string | undefined) => {
+      const row = (jobId === undefined ? s.nextJob.get(now) : s.thisJob.get(jobId, now)) as { id: string; accountId: string } | undefined;
+      if (row === undefined) return undefined;
+      s.takeJob.run(workerId, now + leaseMs, now, row.id);
+      return { jobId: row.id, accountId: row.accountId };
+    }).immediate;
+
+    this.completeTx = db.transaction((jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined) => {
+      if (s.completeJob.run(status, now, jobId, workerId).changes === 0) return false;
+      if (delivery !== undefined) s.insertDelivery.run(delivery.id, jobId, delivery.event, delivery.nextAttemptAt, now);
+      return true;
     }).immediate;
 
     this.finishTx = db.transaction((f: FinishItem): FinishResult => {
@@ -180,8 +192,8 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  claimJob(workerId: string, now: number, leaseMs: number): Effect.Effect<{ readonly jobId: string } | undefined, ServiceUnavailable> {
-    return this.run(() => this.claimTx(workerId, now, leaseMs));
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
+    return this.run(() => this.claimTx(workerId, now, leaseMs, jobId));
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
@@ -193,8 +205,8 @@ export class SqliteJobStore implements JobStore {
     return this.run(() => this.finishTx(f));
   }
 
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed'): Effect.Effect<boolean, ServiceUnavailable> {
-    return this.run(() => this.s.completeJob.run(status, now, jobId, workerId).changes > 0);
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable> {
+    return this.run(() => this.completeTx(jobId, workerId, now, status, delivery));
   }
 
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable> {
@@ -213,6 +225,20 @@ export class SqliteJobStore implements JobStore {
 
   webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable> {
     return this.run(() => this.s.secret.get(accountId) as string | undefined);
+  }
+
+  ensureWebhookSecret(accountId: string, candidate: string, now: number): Effect.Effect<string, ServiceUnavailable> {
+    return this.run(() => {
+      this.s.addSecret.run(accountId, candidate, now);
+      return this.s.secret.get(accountId) as string;
+    });
+  }
+
+  signingSecrets(accountId: string, _now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
+    return this.run(() => {
+      const current = this.s.secret.get(accountId) as string | undefined;
+      return current === undefined ? [] : [current];
+    });
   }
 
   rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable> {

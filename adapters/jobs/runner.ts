@@ -1,0 +1,271 @@
+/**
+ * Runs durable jobs and their webhook deliveries in this process, from the
+ * JobStore: claims a job under a lease (renewed while it runs; a lost lease
+ * stops the run, a process that dies leaves the job to whoever claims it
+ * after the lease), hands it to the executor, bills each item as it
+ * finishes (the store bills an item at most once), closes the job and its
+ * delivery in one transaction, then sends due deliveries, signed, on the
+ * retry schedule. The same runner serves the embedded mode (woken by the
+ * API process itself) and `scour worker` (fed by BullMQ, see ./bullmq.ts).
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Cause, Effect, Exit } from 'effect';
+import type { ServiceUnavailable } from '../../core/errors.js';
+import { JobFailure, type ClaimedJob, type DueDelivery, type JobExecutor, type JobStore, type JobView } from '../../core/jobs.js';
+import type { Clock, Logger } from '../../core/ports.js';
+import { buildPayload, nextAttemptDelayMs, type DeliveryAttempt, type WebhookEvent, type WebhookPayload } from '../../core/webhooks.js';
+
+export interface RunnerOptions {
+  readonly store: JobStore;
+  /** The registered executor (undefined: no operation runs jobs; nothing is claimed). */
+  readonly executor: () => JobExecutor | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly leaseMs: number;
+  /** Jobs this process runs at once. */
+  readonly concurrency: number;
+  /** How often to look for jobs nobody announced (resumed after a crash, lost by the queue). */
+  readonly pollMs: number;
+  /** How often to look for due webhook deliveries. */
+  readonly deliveryPollMs: number;
+  /** Seconds between webhook attempts. */
+  readonly schedule: readonly number[];
+  /** One signed attempt (adapters/webhooks/deliver.ts); never throws. */
+  readonly deliver: (d: { url: string; secrets: readonly string[]; payload: WebhookPayload }) => Promise<DeliveryAttempt>;
+  /** A new signing secret, for an account that has none yet. */
+  readonly newSecret: () => string;
+  /** How long a delivery claimed for sending stays this process's (more than one attempt's timeout). */
+  readonly deliveryLeaseMs: number;
+  readonly random?: () => number;
+  readonly workerId?: string;
+}
+
+const run = <A>(e: Effect.Effect<A, ServiceUnavailable>): Promise<A> => Effect.runPromise(e);
+
+export class JobRunner {
+  readonly workerId: string;
+  private readonly active = new Map<string, AbortController>();
+  private readonly runs = new Set<Promise<void>>();
+  private timers: NodeJS.Timeout[] = [];
+  private pumping = false;
+  private pumpAgain = false;
+  private sending: Promise<void> | undefined;
+  private sendAgain = false;
+  private stopping = false;
+
+  constructor(private readonly o: RunnerOptions) {
+    this.workerId = o.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  }
+
+  /** Start polling: jobs left by a dead process and due deliveries are picked up from here on. */
+  start(): void {
+    const jobs = setInterval(() => this.wake(), this.o.pollMs);
+    const deliveries = setInterval(() => this.wakeDeliveries(), this.o.deliveryPollMs);
+    jobs.unref();
+    deliveries.unref();
+    this.timers.push(jobs, deliveries);
+    this.wake();
+    this.wakeDeliveries();
+  }
+
+  /** Jobs running in this process now. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /** Claim waiting jobs while there is room (a new job was stored, or a poll). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.o.executor() === undefined) return;
+    while (!this.stopping && this.active.size < this.o.concurrency) {
+      let claimed: ClaimedJob | undefined;
+      try {
+        claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs));
+      } catch (e) {
+        this.o.logger.warn({ err: String(e) }, 'job claim failed');
+        return;
+      }
+      if (claimed === undefined) return;
+      this.track(claimed);
+    }
+  }
+
+  /**
+   * Claim this job and run it to its end (the queue's delivery of it). False
+   * when it cannot be claimed now: finished, or held by a live process.
+   */
+  async runNamed(jobId: string): Promise<boolean> {
+    if (this.stopping || this.o.executor() === undefined || this.active.has(jobId)) return false;
+    const claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs, jobId));
+    if (claimed === undefined) return false;
+    await this.track(claimed);
+    return true;
+  }
+
+  private track(claimed: ClaimedJob): Promise<void> {
+    const p = this.runJob(claimed).catch((e) => this.o.logger.error({ job_id: claimed.jobId, err: String(e) }, 'job run failed'));
+    this.runs.add(p);
+    void p.finally(() => {
+      this.runs.delete(p);
+      this.wake();
+    });
+    return p;
+  }
+
+  private async runJob({ jobId, accountId }: ClaimedJob): Promise<void> {
+    const { store, clock, logger, leaseMs } = this.o;
+    const executor = this.o.executor()!;
+    const abort = new AbortController();
+    this.active.set(jobId, abort);
+    let leaseUntil = clock.now() + leaseMs;
+    let lost = false;
+    const renew = setInterval(() => {
+      const now = clock.now();
+      run(store.renewLease(jobId, this.workerId, now + leaseMs)).then(
+        (ok) => {
+          if (ok) leaseUntil = now + leaseMs;
+          else {
+            lost = true;
+            abort.abort();
+          }
+        },
+        (e) => {
+          logger.warn({ job_id: jobId, err: String(e) }, 'job lease renewal failed');
+          // Past our lease another process may have the job: stop rather than run it twice.
+          if (clock.now() >= leaseUntil) {
+            lost = true;
+            abort.abort();
+          }
+        },
+      );
+    }, Math.max(250, Math.floor(leaseMs / 3)));
+    renew.unref();
+    try {
+      const job = await run(store.getJob(jobId, accountId));
+      if (job === undefined) return;
+      const startedAt = clock.now();
+      logger.info({ job_id: jobId, worker: this.workerId, pending: job.items.filter((i) => i.status === 'pending').length, total: job.total }, 'job started');
+      const exit = await Effect.runPromiseExit(
+        executor.run({
+          job,
+          startedAt,
+          finish: (o) => store.finishItem({
+            jobId, idx: o.idx, workerId: this.workerId, success: o.success, attempts: o.attempts, result: o.result, error: o.error,
+            credits: o.success ? job.pricePerUrl : 0, ledgerRequestId: `${jobId}:${o.idx}`, now: clock.now(),
+          }),
+        }),
+        { signal: abort.signal },
+      );
+      if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+        logger.info({ job_id: jobId, lost }, lost ? 'job taken over by another process' : 'job interrupted by shutdown');
+        // Shutting down: let the lease lapse now, so another process resumes the job at once.
+        if (!lost) await run(store.renewLease(jobId, this.workerId, clock.now())).catch(() => undefined);
+        return;
+      }
+      let status: 'completed' | 'failed' = 'completed';
+      if (Exit.isFailure(exit)) {
+        const failure = Cause.findErrorOption(exit.cause);
+        const err = failure._tag === 'Some' ? failure.value : undefined;
+        if (!(err instanceof JobFailure)) {
+          // The store went away (or a defect): leave the job; its lease lapses and it is resumed.
+          logger.error({ job_id: jobId, cause: Cause.pretty(exit.cause) }, 'job stopped; it resumes once its lease lapses');
+          return;
+        }
+        status = 'failed';
+        logger.warn({ job_id: jobId, code: err.code, message: err.message }, 'job failed');
+      }
+      const event: WebhookEvent = status === 'completed' ? 'bulk_scrape.completed' : 'bulk_scrape.failed';
+      const now = clock.now();
+      const delivery = job.callbackUrl === null ? undefined : { id: randomDeliveryId(), event, nextAttemptAt: now };
+      const closed = await run(store.completeJob(jobId, this.workerId, now, status, delivery));
+      logger.info({ job_id: jobId, status, closed, ms: now - startedAt }, 'job finished');
+      if (closed && delivery !== undefined) this.wakeDeliveries();
+    } finally {
+      clearInterval(renew);
+      this.active.delete(jobId);
+    }
+  }
+
+  /** Send the deliveries that are due now (after a job ends, and on every poll). */
+  wakeDeliveries(): void {
+    if (this.stopping) return;
+    if (this.sending !== undefined) {
+      this.sendAgain = true;
+      return;
+    }
+    this.sending = this.sendDue()
+      .catch((e) => this.o.logger.warn({ err: String(e) }, 'webhook delivery round failed'))
+      .finally(() => {
+        this.sending = undefined;
+        if (this.sendAgain) {
+          this.sendAgain = false;
+          this.wakeDeliveries();
+        }
+      });
+  }
+
+  private async sendDue(): Promise<void> {
+    const executor = this.o.executor();
+    if (executor === undefined) return;
+    while (!this.stopping) {
+      const due = await run(this.o.store.dueDeliveries(this.o.clock.now(), 8, this.o.deliveryLeaseMs));
+      if (due.length === 0) return;
+      await Promise.all(due.map((d) => this.sendOne(d, executor)));
+    }
+  }
+
+  private async sendOne(d: DueDelivery, executor: JobExecutor): Promise<void> {
+    const { store, clock, logger } = this.o;
+    const attempt = d.attempts + 1;
+    const job: JobView | undefined = await run(store.getJob(d.jobId, d.accountId));
+    if (job === undefined || job.callbackUrl === null) {
+      await run(store.recordAttempt({ deliveryId: d.id, attempt, ok: false, status: null, error: 'the job no longer exists', attemptedAt: clock.now(), nextAttemptAt: null }));
+      return;
+    }
+    let secrets = await run(store.signingSecrets(d.accountId, clock.now()));
+    if (secrets.length === 0) secrets = [await run(store.ensureWebhookSecret(d.accountId, this.o.newSecret(), clock.now()))];
+    const sentAt = clock.now();
+    const payload = buildPayload({
+      event: d.event as WebhookEvent, deliveryId: d.id, jobId: d.jobId, createdAt: job.createdAt, sentAt, attempt, data: executor.view(job),
+    });
+    const a = await this.o.deliver({ url: job.callbackUrl, secrets, payload });
+    const delay = a.ok || !a.retryable ? undefined : nextAttemptDelayMs(attempt, this.o.schedule, this.o.random ?? Math.random);
+    const nextAttemptAt = delay === undefined ? null : clock.now() + delay;
+    await run(store.recordAttempt({ deliveryId: d.id, attempt, ok: a.ok, status: a.status, error: a.error, attemptedAt: sentAt, nextAttemptAt }));
+    logger.info({ job_id: d.jobId, delivery_id: d.id, attempt, ok: a.ok, status: a.status, error: a.error ?? undefined, next_attempt_at: nextAttemptAt ?? undefined }, 'webhook attempt');
+  }
+
+  /**
+   * Stop claiming; interrupt running jobs (their leases lapse at once, so
+   * another process resumes them; finished items stay billed once) and wait
+   * for them and for a delivery round in flight.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    for (const a of this.active.values()) a.abort();
+    await Promise.allSettled([...this.runs]);
+    await this.sending;
+  }
+}
+
+function randomDeliveryId(): string {
+  return `dlv_${randomBytes(16).toString('hex')}`;
+}
