@@ -1,18 +1,27 @@
 /**
- * POST /v1/scrape/bulk (spec 2.4), synchronous mode: up to 100 URLs with
- * the single scrape's options, each checked and guarded like a single
- * scrape and run through the same stages (scrapeStages), at most
- * `concurrent_requests` at once (bounded by the plan's scrape concurrency
- * and a server maximum), failed URLs retried when asked (each retry goes
- * through another proxy where proxies are configured). One bad URL fails
- * its item, not the request, unless none is valid. The answer lists one
- * result per URL in input order; only successful URLs are charged.
+ * POST /v1/scrape/bulk (spec 2.4): up to 100 URLs with the single scrape's
+ * options, each checked and guarded like a single scrape and run through the
+ * same stages (scrapeStages), at most `concurrent_requests` at once (bounded
+ * by the plan's scrape concurrency and a server maximum), failed URLs
+ * retried when asked (each retry goes through another proxy where proxies
+ * are configured). One bad URL fails its item, not the request, unless none
+ * is valid. Only successful URLs are charged.
+ *
+ * Two modes. Without `callback_url` the request waits and answers 200 with
+ * one result per URL in input order. With it, the request is stored as a
+ * durable job (core/jobs.ts) and answered 202 at once; a runner (this
+ * process, or `scour worker`) scrapes and bills each URL as it finishes,
+ * and the results go to the callback in a signed webhook.
+ * GET /v1/scrape/bulk/{job_id} shows a job's progress, results and
+ * webhook attempts to its own account.
  */
+import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { PlanId } from '../../core/accounts.js';
 import type { RequestContext } from '../../core/context.js';
 import { checkTargetUrl, type EgressPolicy } from '../../core/egress.js';
-import { type ApiFailure, BadRequest, errorBody, type FieldIssue, InternalError, isApiFailure, TargetNotAllowed } from '../../core/errors.js';
+import { type ApiFailure, BadRequest, errorBody, type FieldIssue, InternalError, isApiFailure, NotFound, TargetNotAllowed } from '../../core/errors.js';
+import { JobFailure, type JobExecution, type JobView } from '../../core/jobs.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
@@ -33,7 +42,7 @@ export const BulkRequest = StrictObject({
   concurrent_requests: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `URLs scraped at once. Default and bound: the plan's scrape concurrency, at most ${MAX_BULK_CONCURRENCY}.` })),
   retry_failed: Type.Optional(Type.Boolean({ description: 'Retry URLs that fail with a network error, a timeout or a block (through another proxy where there are proxies).' })),
   max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_BULK_RETRIES, description: 'Attempts after the first, with retry_failed. Default 2.' })),
-  callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Asynchronous mode (a job and a signed webhook): not available on this server yet.' })),
+  callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Asynchronous mode: answer 202 with a job at once, and POST the results to this URL (signed, retried) when the job ends. It passes the same egress guard as a target.' })),
 });
 type BulkInput = typeof BulkRequest.static;
 
@@ -55,6 +64,61 @@ export const BulkResponse = StrictObject({
   request_id: Type.Optional(Type.String()),
 });
 
+/** 202: the job was stored and queued. */
+export const BulkAccepted = StrictObject({
+  job_id: Type.String(),
+  status: Type.Literal('queued'),
+  status_url: Type.String({ description: 'GET it with the same API key for progress and, once done, the results.' }),
+  total: Type.Integer(),
+  created_at: Type.String(),
+  request_id: Type.Optional(Type.String()),
+});
+
+const DeliveryAttemptView = StrictObject({
+  attempt: Type.Integer(),
+  ok: Type.Boolean(),
+  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  attempted_at: Type.String(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+});
+const DeliveryViewSchema = StrictObject({
+  delivery_id: Type.String(),
+  event: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  history: Type.Array(DeliveryAttemptView),
+});
+export const BulkJobStatus = StrictObject({
+  job_id: Type.String(),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  created_at: Type.String(),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  completed_at: Type.Union([Type.String(), Type.Null()]),
+  callback_url: Type.Union([Type.String(), Type.Null()]),
+  progress: StrictObject({
+    total: Type.Integer(),
+    done: Type.Integer(),
+    succeeded: Type.Integer(),
+    failed: Type.Integer(),
+    pending: Type.Integer(),
+  }),
+  credits_used: Type.Integer({ description: 'Successful URLs only, charged as each finished.' }),
+  results: Type.Optional(Type.Array(ItemResult, { description: 'Once the job is done: one result per URL, in input order.' })),
+  webhook: StrictObject({ deliveries: Type.Array(DeliveryViewSchema) }),
+  request_id: Type.Optional(Type.String()),
+});
+
+/** What a job stores besides its URLs: the request and what the submitting request decided. */
+interface StoredRequest {
+  readonly input: BulkInput;
+  /** URLs in flight at once (the plan's bound at submission). */
+  readonly concurrency: number;
+  /** Base of links handed out (screenshot_url), from the submitting request. */
+  readonly host: string | undefined;
+}
+
 type ItemOutcome =
   | { readonly ok: true; readonly attempts: number; readonly result: Record<string, unknown> }
   | { readonly ok: false; readonly attempts: number; readonly failure: ApiFailure };
@@ -63,6 +127,55 @@ type ItemOutcome =
 function optionsOf(i: BulkInput) {
   const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
   return common;
+}
+
+/** An item's error: the spec's error body without request_id and timestamp. */
+function itemError(failure: ApiFailure, requestId: string): Record<string, unknown> {
+  const { request_id: _id, timestamp: _t, ...error } = errorBody(failure, requestId, new Date());
+  return error;
+}
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+/** A job as its status endpoint and its webhook show it. */
+export function jobStatusView(job: JobView): typeof BulkJobStatus.static {
+  let succeeded = 0;
+  let failed = 0;
+  for (const i of job.items) {
+    if (i.status === 'completed') succeeded++;
+    else if (i.status === 'failed') failed++;
+  }
+  const done = job.status === 'completed' || job.status === 'failed';
+  return {
+    job_id: job.id,
+    status: job.status,
+    created_at: iso(job.createdAt)!,
+    started_at: iso(job.startedAt),
+    completed_at: iso(job.finishedAt),
+    callback_url: job.callbackUrl,
+    progress: { total: job.total, done: succeeded + failed, succeeded, failed, pending: job.total - succeeded - failed },
+    credits_used: succeeded * job.pricePerUrl,
+    ...(done
+      ? {
+        results: job.items.map((i) => i.status === 'completed'
+          ? { url: i.url, success: true, attempts: i.attempts, result: i.result as Record<string, unknown> }
+          : { url: i.url, success: false, attempts: i.attempts, error: (i.error ?? { code: 'INTERNAL_ERROR', error: 'The URL was not scraped' }) as Record<string, unknown> }),
+      }
+      : {}),
+    webhook: {
+      deliveries: job.deliveries.map((d) => ({
+        delivery_id: d.id,
+        event: d.event,
+        status: d.status,
+        attempts: d.attempts,
+        next_attempt_at: iso(d.nextAttemptAt),
+        history: d.history.map((a) => ({
+          attempt: a.attempt, ok: a.ok, status_code: a.responseStatus, error: a.error,
+          attempted_at: iso(a.attemptedAt)!, next_attempt_at: iso(a.nextAttemptAt),
+        })),
+      })),
+    },
+  };
 }
 
 /** The per-URL problems found before any work, by index: the URL's form, or the egress guard. */
@@ -76,24 +189,37 @@ function checkUrls(urls: readonly string[], egress: EgressPolicy): (ApiFailure |
   });
 }
 
+/** True when the (not yet validated) body asks for the asynchronous mode. */
+function wantsCallback(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { callback_url?: unknown }).callback_url !== undefined;
+}
+
 export function createBulkScrapeOperation(options: ScrapeOptions) {
   return defineOperation({
     name: 'operation-scrape-bulk',
-    description: 'POST /v1/scrape/bulk: up to 100 URLs in one request.',
+    description: 'POST /v1/scrape/bulk (synchronous, or a job with a signed webhook) and GET /v1/scrape/bulk/{job_id}.',
     dependsOn: ['operation-scrape'],
     routes(host) {
       const stages = scrapeStages(host, options);
+      const base = (headers: Readonly<Record<string, string | undefined>>) =>
+        options.publicUrl ?? (headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '');
 
       /** Checks shared by every URL (options), then each URL; fails the request only when no URL can be scraped. */
       const precheck = {
         name: 'precheck',
         run: (ctx: RequestContext & Validated<BulkInput>): Effect.Effect<{ urlProblems: (ApiFailure | undefined)[] }, ApiFailure> => {
           const i = ctx.input;
-          if (i.callback_url !== undefined) {
-            return Effect.fail(BadRequest.of('callback_url', 'asynchronous bulk jobs are not available on this server yet: leave callback_url out to get the results in the response'));
-          }
           if (i.max_retries !== undefined && i.retry_failed !== true) {
             return Effect.fail(BadRequest.of('max_retries', 'only applies with retry_failed: true'));
+          }
+          if (i.callback_url !== undefined) {
+            // The callback is a URL this server will POST to: the same rules as a target.
+            const cb = checkTargetUrl(i.callback_url, options.egress);
+            if (!cb.ok) {
+              return Effect.fail(cb.kind === 'syntax'
+                ? BadRequest.of('callback_url', cb.reason)
+                : new TargetNotAllowed({ message: `The callback URL is not allowed: ${cb.reason}`, field: 'callback_url', reason: cb.reason }));
+            }
           }
           // The single scrape's checks of everything but the URL (options, browser, proxies), once for all URLs.
           const shared = stages.optionsProblem(optionsOf(i));
@@ -115,45 +241,48 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         return scrapePrice(i) * valid;
       };
 
+      const concurrencyFor = (plan: PlanId, asked: number | undefined): number => {
+        const planConcurrency = host.limits(plan, 'scrape').concurrency;
+        const bound = Math.min(MAX_BULK_CONCURRENCY, planConcurrency > 0 ? planConcurrency : MAX_BULK_CONCURRENCY);
+        return Math.min(asked ?? bound, bound);
+      };
+
+      /** One URL, once: the single scrape's stages after its precheck. */
+      const once = (ctx: object, input: object): Effect.Effect<Record<string, unknown>, ApiFailure> => {
+        const c = { ...ctx, input } as never;
+        return Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
+          const c2 = { ...(c as object), ...fetched } as never;
+          return Effect.flatMap(stages.judge.run(c2), () =>
+            Effect.flatMap(stages.extractStage.run(c2), (ex) => {
+              const c3 = { ...(c2 as object), ...ex } as never;
+              return Effect.map(stages.storeScreenshot.run(c3), (shot) => stages.shape({ ...(c3 as object), ...shot } as never));
+            }));
+        });
+      };
+
+      /** One URL with its retries; a refused URL fails without an attempt, a defect fails only that URL. */
+      const scrapeItem = (ctx: object, i: BulkInput, n: number, problem: ApiFailure | undefined): Effect.Effect<ItemOutcome> => {
+        if (problem !== undefined) return Effect.succeed({ ok: false, attempts: 0, failure: problem });
+        const retries = i.retry_failed ? (i.max_retries ?? 2) : 0;
+        const input = { ...optionsOf(i), url: i.urls[n]! };
+        const attempt = (k: number): Effect.Effect<ItemOutcome> =>
+          Effect.matchEffect(once(ctx, input), {
+            onSuccess: (result) => Effect.succeed({ ok: true as const, attempts: k + 1, result }),
+            onFailure: (e: ApiFailure) =>
+              k < retries && RETRYABLE.has(e.code) ? attempt(k + 1) : Effect.succeed({ ok: false as const, attempts: k + 1, failure: e }),
+          });
+        return Effect.catchDefect(attempt(0), (d) =>
+          Effect.succeed({ ok: false as const, attempts: 1, failure: isApiFailure(d) ? d : new InternalError({ message: 'Internal error while scraping this URL' }) }));
+      };
+
+      // Synchronous mode: every URL now, one answer.
       const work = {
         name: 'fetch',
         run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: PlanId }; hold: { actual?: number } }) => {
           const i = ctx.input;
-          const planConcurrency = host.limits(ctx.account.plan, 'scrape').concurrency;
-          const bound = Math.min(MAX_BULK_CONCURRENCY, planConcurrency > 0 ? planConcurrency : MAX_BULK_CONCURRENCY);
-          const concurrency = Math.min(i.concurrent_requests ?? bound, bound);
-          const retries = i.retry_failed ? (i.max_retries ?? 2) : 0;
-          const urls = i.urls;
-          const common = optionsOf(i);
-
-          const once = (url: string) => {
-            const c = { ...ctx, input: { ...common, url } } as never;
-            return Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
-              const c2 = { ...(c as object), ...fetched } as never;
-              return Effect.flatMap(stages.judge.run(c2), () =>
-                Effect.flatMap(stages.extractStage.run(c2), (ex) => {
-                  const c3 = { ...(c2 as object), ...ex } as never;
-                  return Effect.map(stages.storeScreenshot.run(c3), (shot) => stages.shape({ ...(c3 as object), ...shot } as never));
-                }));
-            });
-          };
-
-          const item = (url: string, n: number): Effect.Effect<ItemOutcome> => {
-            const problem = ctx.urlProblems[n];
-            if (problem !== undefined) return Effect.succeed({ ok: false, attempts: 0, failure: problem });
-            const attempt = (k: number): Effect.Effect<ItemOutcome> =>
-              Effect.matchEffect(once(url), {
-                onSuccess: (result) => Effect.succeed({ ok: true as const, attempts: k + 1, result }),
-                onFailure: (e: ApiFailure) =>
-                  k < retries && RETRYABLE.has(e.code) ? attempt(k + 1) : Effect.succeed({ ok: false as const, attempts: k + 1, failure: e }),
-              });
-            // A defect in one URL's work fails that URL (500 for it), not the request.
-            return Effect.catchDefect(attempt(0), (d) =>
-              Effect.succeed({ ok: false as const, attempts: 1, failure: isApiFailure(d) ? d : new InternalError({ message: 'Internal error while scraping this URL' }) }));
-          };
-
+          const concurrency = concurrencyFor(ctx.account.plan, i.concurrent_requests);
           return Effect.map(
-            Effect.forEach(urls, (url, n) => item(url, n), { concurrency }),
+            Effect.forEach(i.urls, (_url, n) => scrapeItem(ctx, i, n, ctx.urlProblems[n]), { concurrency }),
             (outcomes) => {
               const succeeded = outcomes.filter((o) => o.ok).length;
               // Only successful URLs are charged.
@@ -164,43 +293,131 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         },
       };
 
-      return [{
-        method: 'POST' as const,
-        path: '/v1/scrape/bulk',
-        summary: 'Scrape up to 100 URLs in one request; one result per URL, in input order. Only successful URLs are charged.',
-        tags: ['scrape'],
-        auth: 'bearer' as const,
-        headers: ['host'],
-        request: schema(BulkRequest),
-        response: schema(BulkResponse),
-        failures: [400, 402, 403, 429, 503],
-        handle: Pipeline.from<RequestContext>()
-          .then(host.stages.auth)
-          .then(host.stages.quota('scrape_bulk'))
-          .then(host.stages.validate(schema(BulkRequest)))
-          .then(precheck)
-          .then(host.stages.reserve('scrape_bulk', price))
-          .then(work)
-          .then(host.stages.bill)
-          .handle((ctx) => {
-            const now = new Date(ctx.receivedAt);
-            const results = ctx.outcomes.map((o, n) => {
-              const url = ctx.input.urls[n]!;
-              if (o.ok) return { url, success: true, attempts: o.attempts, result: o.result };
-              const { request_id: _id, timestamp: _t, ...error } = errorBody(o.failure, ctx.requestId, now);
-              return { url, success: false, attempts: o.attempts, error };
-            });
-            return Effect.succeed({
-              results,
-              total: results.length,
-              succeeded: ctx.succeeded,
-              failed: results.length - ctx.succeeded,
-              credits_used: ctx.charge.creditsUsed,
-              remaining_credits: ctx.charge.remainingCredits,
-              processing_time: Math.round((Date.now() - ctx.receivedAt)) / 1000,
-            });
-          }),
-      }];
+      // Asynchronous mode: store the job, queue it, answer 202. The hold only proved the
+      // account could pay; its finalizer releases it, and each URL is charged as it finishes.
+      const submit = {
+        name: 'submit',
+        run: (ctx: RequestContext & Validated<BulkInput> & { account: { id: string; plan: PlanId } }) => {
+          const i = ctx.input;
+          const id = `bulk_${randomBytes(16).toString('hex')}`;
+          const request: StoredRequest = { input: i, concurrency: concurrencyFor(ctx.account.plan, i.concurrent_requests), host: ctx.headers.host };
+          return Effect.flatMap(
+            host.jobs.store.createJob({
+              id, accountId: ctx.account.id, request, urls: i.urls, callbackUrl: i.callback_url ?? null,
+              pricePerUrl: scrapePrice(i), now: ctx.receivedAt,
+            }),
+            // The job is stored: a queue that is away only delays it (runners also poll the store).
+            (job) => Effect.as(Effect.catch(host.jobs.queue.enqueue(id), () => Effect.void), { job }),
+          );
+        },
+      };
+
+      const front = Pipeline.from<RequestContext>()
+        .then(host.stages.auth)
+        .then(host.stages.quota('scrape_bulk'))
+        .then(host.stages.validate(schema(BulkRequest)))
+        .then(precheck)
+        .then(host.stages.reserve('scrape_bulk', price));
+
+      const runSync = front
+        .then(work)
+        .then(host.stages.bill)
+        .handle((ctx) => {
+          const results = ctx.outcomes.map((o, n) => {
+            const url = ctx.input.urls[n]!;
+            if (o.ok) return { url, success: true, attempts: o.attempts, result: o.result };
+            return { url, success: false, attempts: o.attempts, error: itemError(o.failure, ctx.requestId) };
+          });
+          return Effect.succeed({
+            results,
+            total: results.length,
+            succeeded: ctx.succeeded,
+            failed: results.length - ctx.succeeded,
+            credits_used: ctx.charge.creditsUsed,
+            remaining_credits: ctx.charge.remainingCredits,
+            processing_time: Math.round((Date.now() - ctx.receivedAt)) / 1000,
+          } as typeof BulkResponse.static | typeof BulkAccepted.static);
+        });
+
+      const runAsync = front
+        .then(submit)
+        .handle((ctx) => Effect.succeed({
+          job_id: ctx.job.id,
+          status: 'queued' as const,
+          status_url: `${base(ctx.headers)}/v1/scrape/bulk/${ctx.job.id}`,
+          total: ctx.job.total,
+          created_at: new Date(ctx.job.createdAt).toISOString(),
+        } as typeof BulkResponse.static | typeof BulkAccepted.static));
+
+      const handle = Object.assign(
+        (ctx: RequestContext) => (wantsCallback(ctx.body) ? runAsync(ctx) : runSync(ctx)),
+        { stageNames: runSync.stageNames },
+      );
+
+      // The runner's side: run a claimed job's pending items, each billed as it finishes.
+      host.jobs.provide({
+        view: jobStatusView,
+        run: (x: JobExecution) => {
+          const stored = x.job.request as StoredRequest;
+          const i = stored.input;
+          const problem = stages.optionsProblem(optionsOf(i));
+          const pending = x.job.items.filter((it) => it.status === 'pending');
+          const ctx = { requestId: x.job.id, receivedAt: x.startedAt, headers: { host: stored.host }, params: {} };
+          if (problem !== undefined) {
+            // Accepted once, refused now (the server lost a proxy or its browser): every URL left fails with the reason.
+            const error = itemError(problem, x.job.id);
+            return Effect.andThen(
+              Effect.forEach(pending, (it) => x.finish({ idx: it.idx, success: false, attempts: 0, result: null, error }), { discard: true }),
+              Effect.fail(new JobFailure(problem.code, problem.message)),
+            );
+          }
+          const problems = checkUrls(i.urls, options.egress);
+          return Effect.forEach(
+            pending,
+            (it) => Effect.flatMap(
+              scrapeItem({ ...ctx, requestId: `${x.job.id}:${it.idx}` }, i, it.idx, problems[it.idx]),
+              (o) => x.finish(o.ok
+                ? { idx: it.idx, success: true, attempts: o.attempts, result: o.result, error: null }
+                : { idx: it.idx, success: false, attempts: o.attempts, result: null, error: itemError(o.failure, `${x.job.id}:${it.idx}`) }),
+            ),
+            { concurrency: stored.concurrency, discard: true },
+          );
+        },
+      });
+
+      const status = Pipeline.from<RequestContext>()
+        .then(host.stages.auth)
+        .then(host.stages.quota('usage'))
+        .handle((ctx) => Effect.flatMap(host.jobs.store.getJob(ctx.params.job_id ?? '', ctx.account.id), (job) =>
+          job === undefined
+            ? Effect.fail(new NotFound({ message: 'No bulk job with this id belongs to this account' }))
+            : Effect.succeed(jobStatusView(job))));
+
+      return [
+        {
+          method: 'POST' as const,
+          path: '/v1/scrape/bulk',
+          summary: 'Scrape up to 100 URLs: 200 with one result per URL in input order, or, with callback_url, 202 with a job whose results are POSTed to the callback (signed). Only successful URLs are charged.',
+          tags: ['scrape'],
+          auth: 'bearer' as const,
+          headers: ['host'],
+          request: schema(BulkRequest),
+          response: schema(BulkResponse),
+          alternate: { status: 202 as const, response: schema(BulkAccepted), when: (r: { job_id?: unknown }) => r.job_id !== undefined },
+          failures: [400, 402, 403, 429, 503],
+          handle,
+        },
+        {
+          method: 'GET' as const,
+          path: '/v1/scrape/bulk/{job_id}',
+          summary: "A bulk job of this account: status, progress, webhook attempts and, once done, the results (404 for another account's job).",
+          tags: ['scrape'],
+          auth: 'bearer' as const,
+          response: schema(BulkJobStatus),
+          failures: [404, 429, 503],
+          handle: status,
+        },
+      ];
     },
   });
 }

@@ -81,7 +81,6 @@ describe('POST /v1/scrape/bulk (synchronous)', () => {
       [{ urls: [`${site.url}/`], max_retries: 9, retry_failed: true }, 'max_retries'],
       [{ urls: [`${site.url}/`], max_retries: 1 }, 'max_retries'],
       [{ urls: [`${site.url}/`], screenshot: true }, 'screenshot'],
-      [{ urls: [`${site.url}/`], callback_url: 'https://hooks.example.com/x' }, 'callback_url'],
       [{ urls: [`${site.url}/`], url: `${site.url}/` }, 'url'],
     ];
     for (const [body, field] of cases) {
