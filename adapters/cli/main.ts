@@ -8,11 +8,14 @@ import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { VERSION } from '../../config/version.js';
 import { PluginError } from '../../core/registry.js';
+import type { Logger } from '../../core/ports.js';
 
 const HELP = `scour ${VERSION}: web search, scrape and research API
 
 Usage:
   scour serve        start the HTTP API (default)
+  scour worker       run bulk jobs and webhook deliveries, no HTTP (scales out beside the API;
+                     with DATABASE_URL and REDIS_URL it takes jobs from the BullMQ queue)
   scour openapi      print the OpenAPI 3.1 document
   scour version      print the version
   scour help         this text
@@ -28,28 +31,11 @@ async function serve(): Promise<void> {
   const scour = await createScour({ settings });
   const { url } = await scour.start();
   scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    scour.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    scour.stop().then(
-      (drained) => {
-        scour.logger.info({ drained }, 'stopped');
-        process.exit(0);
-      },
-      (e) => {
-        scour.logger.error({ err: String(e) }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  const stopping = onSignals(scour.logger, () => scour.stop(), 'finishing in-flight requests');
   if (settings.bootstrapKey) {
     // A shutdown that lands while this runs closes the store under it: that failure is expected, not reported.
     const dev = await scour.bootstrap().catch((e: unknown) => {
-      if (!stopping) scour.logger.error({ err: String(e) }, 'could not create the development key');
+      if (!stopping()) scour.logger.error({ err: String(e) }, 'could not create the development key');
       return undefined;
     });
     // Printed once, on stdout, never through the logger (keys are never logged).
@@ -67,11 +53,45 @@ async function serve(): Promise<void> {
   }
 }
 
+/** Stop on SIGTERM/SIGINT: `stop` resolves to whether everything finished in time. */
+function onSignals(logger: Logger, stop: () => Promise<boolean>, what: string): () => boolean {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, `shutting down: ${what}`);
+    stop().then(
+      (drained) => {
+        logger.info({ drained }, 'stopped');
+        process.exit(0);
+      },
+      (e) => {
+        logger.error({ err: String(e) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  return () => stopping;
+}
+
+async function worker(): Promise<void> {
+  const settings = loadSettings();
+  const { createScour } = await import('../../config/container.js');
+  const scour = await createScour({ settings, role: 'worker' });
+  const { workerId, mode } = await scour.startWorker();
+  scour.logger.info({ worker: workerId, mode, concurrency: settings.workerConcurrency, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite' }, `Scour worker ${workerId} running jobs (${mode})`);
+  onSignals(scour.logger, () => scour.stop(), 'interrupting running jobs (another process resumes them)');
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const cmd = argv[0] ?? 'serve';
   switch (cmd) {
     case 'serve':
       return serve();
+    case 'worker':
+      return worker();
     case 'openapi': {
       const { createScour } = await import('../../config/container.js');
       const { openApiDocument } = await import('../../core/openapi.js');
@@ -82,14 +102,15 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     case 'accounts':
     case 'keys':
-    case 'credits': {
+    case 'credits':
+    case 'webhooks': {
       // The command line is checked before the store is opened: a typo never touches the database.
       const work = accountsCommand(cmd, argv.slice(1));
       const settings = { ...loadSettings(), logLevel: 'silent' as const };
       const { openAccounts } = await import('../../config/store.js');
-      const { accounts, close } = await openAccounts(settings);
+      const { accounts, jobs, close } = await openAccounts(settings);
       try {
-        process.stdout.write(await work(accounts));
+        process.stdout.write(await work(accounts, jobs));
       } finally {
         await close();
       }

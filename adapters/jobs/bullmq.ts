@@ -32,14 +32,15 @@ export class BullJobQueue implements JobQueue {
 
   constructor(o: BullOptions, private readonly logger: Logger) {
     // Fail fast when Redis is away: the job is already stored, and the workers' poll finds it anyway.
-    this.redis = new Redis(o.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+    this.redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
     this.queue = new Queue(BULK_QUEUE, { connection: this.redis, prefix: bullPrefix(o.prefix) });
     this.queue.on('error', () => undefined);
   }
 
+  /** Resolves once Redis answers (start-up fails clearly when it cannot). */
   async connect(): Promise<void> {
-    await this.redis.connect();
+    await this.queue.waitUntilReady();
   }
 
   enqueue(jobId: string): Effect.Effect<void, ServiceUnavailable> {

@@ -5,26 +5,18 @@
  * through one process is refused by the other at once. Accounts are made
  * with the CLI, as an operator would.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, MAIN, runCli, TSX } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
+import { call, killAll, startProcess, type ScourProcess } from '../support/processes.js';
 import { freshDatabase, redisNamespace, type FreshDatabase, type RedisNamespace } from '../support/services.js';
 
 const BILLABLE = resolve(process.cwd(), 'test/fixtures/plugins/billable.ts');
 const ADMIN_TOKEN = 'multi-process-admin-token-0123456789';
-
-interface Server {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<number | null>;
-  out(): string;
-  err(): string;
-}
 
 interface Created {
   readonly account_id: string;
@@ -32,45 +24,10 @@ interface Created {
   readonly key_id: string;
 }
 
-
 /** Run a CLI command to completion (bounded). */
 const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, cwd, 20_000);
 
-/** Start `scour serve` and wait for its "listening" log line. */
-async function serve(name: string, env: Record<string, string>, cwd: string, children: ChildProcess[]): Promise<Server> {
-  const child = spawn(TSX, [MAIN, 'serve'], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  let dead = false;
-  void exited.then(() => (dead = true));
-  const deadline = Date.now() + 25_000;
-  let url: string | undefined;
-  while (!url && !dead && Date.now() < deadline) {
-    url = /"url":"(http:[^"]+)"/.exec(out)?.[1];
-    if (!url) await new Promise((r) => setTimeout(r, 50));
-  }
-  if (!url) throw new Error(`${name} did not start\nstdout:\n${out}\nstderr:\n${err}`);
-  return { name, child, url, exited, out: () => out, err: () => err };
-}
-
-async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const headers: Record<string, string> = {};
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // keep the text for the failure message
-  }
-  return { status: res.status, headers: res.headers, body };
-}
+const serve = (name: string, env: Record<string, string>, cwd: string, children: ChildProcess[]) => startProcess(name, 'serve', env, cwd, children);
 
 const countBy = (xs: readonly number[]): Record<number, number> => {
   const m: Record<number, number> = {};
@@ -84,8 +41,8 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
   let dir: string | undefined;
   const children: ChildProcess[] = [];
   let env: Record<string, string>;
-  let a: Server;
-  let b: Server;
+  let a: ScourProcess;
+  let b: ScourProcess;
   let money: Created;
   let limited: Created;
   let revokable: Created;
@@ -130,10 +87,7 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
   }, 60_000);
 
   afterAll(async () => {
-    for (const c of children) {
-      if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    }
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await killAll(children);
     try {
       await db?.drop();
     } finally {
