@@ -10,6 +10,7 @@ import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../adapters/webhooks/sign.js';
 import { startScourIn, type Running } from '../support/server.js';
+import { startCountingProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -53,13 +54,19 @@ describe('POST /v1/scrape/bulk with callback_url (embedded)', () => {
   let site: TargetSite;
   let s: Running;
   const receivers: WebhookReceiver[] = [];
+  const proxies: Awaited<ReturnType<typeof startCountingProxy>>[] = [];
 
   beforeAll(async () => {
     site = await startTargetSite();
-    s = await startScourIn('embedded', 'uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback', webhookSchedule: [1, 1, 2] });
+    proxies.push(await startCountingProxy({ fail: true }), await startCountingProxy());
+    s = await startScourIn('embedded', 'uws', {
+      adminToken: ADMIN, allowPrivateTargets: 'loopback', webhookSchedule: [1, 1, 2],
+      proxies: `datacenter:FR=${proxies[0]!.url},datacenter:FR=${proxies[1]!.url}`,
+    });
   }, 30_000);
   afterAll(async () => {
     await s?.stop();
+    for (const p of proxies) await p.close();
     for (const r of receivers) await r.close();
     await site?.close();
   });
@@ -107,6 +114,26 @@ describe('POST /v1/scrape/bulk with callback_url (embedded)', () => {
     await new Promise((res) => setTimeout(res, 1500));
     expect(rx.received).toHaveLength(1);
   });
+
+  it('goes through proxies in a job too, past a failing one, retrying failed URLs when asked', async () => {
+    const a = await account(s.url, 'unicorn', 1000);
+    const rx = await startWebhookReceiver({ secret: await secretOf(a.id) });
+    receivers.push(rx);
+    const [bad, good] = proxies;
+    const badBefore = bad!.count();
+    const goodBefore = good!.count();
+    const urls = [`${site.url}/html/simple?p=1`, `${site.url}/links?p=2`, `${site.url}/images?p=3`, 'http://127.0.0.1:1/'];
+    const r = await bulk(s.url, a.key, { urls, proxy_country: 'FR', retry_failed: true, max_retries: 2, callback_url: rx.url });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const [hook] = await rx.waitFor(1, 30_000);
+    const data = (hook!.body as { data: any }).data;
+    expect(data.results.map((x: { success: boolean }) => x.success)).toEqual([true, true, true, false]);
+    for (const x of data.results.slice(0, 3)) expect(x.result.proxy).toEqual({ type: 'datacenter', country: 'FR' });
+    expect(data.results[3]).toMatchObject({ attempts: 3, error: { code: 'TARGET_UNREACHABLE' } });
+    expect(bad!.count() - badBefore).toBeGreaterThanOrEqual(1);
+    expect(good!.count() - goodBefore).toBeGreaterThanOrEqual(3);
+    expect(data.credits_used).toBe(3 * 3);
+  }, 40_000);
 
   it('shows a job to its own account only', async () => {
     const a = await account(s.url, 'starter', 100);
