@@ -1,0 +1,193 @@
+/**
+ * JobRunner on a real SQLite store with a scripted executor and a real
+ * webhook receiver on loopback: a job that cannot run ends 'failed' with a
+ * bulk_scrape.failed delivery; a runner whose lease was taken stops at once
+ * and bills nothing more; a runner that shuts down hands its job over (the
+ * lease lapses at once) and the next runner does only what is left, each
+ * item billed once; a receiver that keeps failing is retried on the
+ * schedule, then given up.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Effect } from 'effect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobFailure, type JobExecutor, type JobView } from '../../core/jobs.js';
+import type { Logger } from '../../core/ports.js';
+import { JobRunner, type RunnerOptions } from '../../adapters/jobs/runner.js';
+import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
+import { sqliteJobStore, type SqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
+import { deliverWebhook } from '../../adapters/webhooks/deliver.js';
+import { newWebhookSecret } from '../../adapters/webhooks/sign.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const run = <A, E>(e: Effect.Effect<A, E>) => Effect.runPromise(e);
+const silent: Logger = { info() {}, warn() {}, error() {}, debug() {}, isLevelEnabled: () => false } as unknown as Logger;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(ok: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error('condition not met');
+    await sleep(25);
+  }
+}
+
+describe('JobRunner', () => {
+  let dir: string;
+  let accounts: SqliteAccountStore;
+  let jobs: SqliteJobStore;
+  const receivers: WebhookReceiver[] = [];
+  const runners: JobRunner[] = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'scour-runner-'));
+    accounts = openSqliteStore({ path: join(dir, 'scour.db') });
+    jobs = sqliteJobStore(accounts);
+  });
+  afterAll(async () => {
+    for (const r of runners) await r.stop();
+    for (const r of receivers) await r.close();
+    accounts.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const newAccount = async (credits: number) => {
+    const now = Date.now();
+    const a = await run(accounts.createAccount({ id: randomUUID(), name: 't', plan: 'free', credits, now, periodEnd: now + 30 * 86_400_000 }));
+    const secret = await run(jobs.ensureWebhookSecret(a.id, newWebhookSecret(), now));
+    return { id: a.id, secret };
+  };
+
+  const newJob = (accountId: string, n: number, callbackUrl: string | null) =>
+    run(jobs.createJob({
+      id: `bulk_${randomUUID().replaceAll('-', '')}`, accountId, request: {}, urls: Array.from({ length: n }, (_, i) => `http://127.0.0.1:9/${i}`),
+      callbackUrl, pricePerUrl: 2, now: Date.now(),
+    }));
+
+  const runner = (executor: JobExecutor, over: Partial<RunnerOptions> = {}) => {
+    const r = new JobRunner({
+      store: jobs, executor: () => executor, clock: { now: () => Date.now() }, logger: silent,
+      leaseMs: 600, concurrency: 1, pollMs: 100, deliveryPollMs: 100, schedule: [1, 1], deliveryLeaseMs: 5000,
+      newSecret: newWebhookSecret, random: () => 0.5,
+      deliver: (d) => deliverWebhook({ url: d.url, secret: d.secrets, payload: d.payload, timeoutMs: 2000, allowPrivate: true }),
+      ...over,
+    });
+    runners.push(r);
+    return r;
+  };
+
+  /** Finishes items one by one, `stepMs` apart, as successes. */
+  const stepper = (stepMs: number, seen: number[] = []): JobExecutor => ({
+    view: (job: JobView) => ({ id: job.id, status: job.status, items: job.items.map((i) => i.status) }),
+    run: (x) => Effect.forEach(
+      x.job.items.filter((i) => i.status === 'pending'),
+      (i) => Effect.andThen(Effect.sleep(stepMs), Effect.suspend(() => {
+        seen.push(i.idx);
+        return x.finish({ idx: i.idx, success: true, attempts: 1, result: { n: i.idx }, error: null });
+      })),
+      { discard: true },
+    ),
+  });
+
+  it('ends a job that cannot run as failed, and delivers bulk_scrape.failed', async () => {
+    const a = await newAccount(100);
+    const rx = await startWebhookReceiver({ secret: a.secret });
+    receivers.push(rx);
+    const job = await newJob(a.id, 2, rx.url);
+    const failing: JobExecutor = {
+      view: (j) => ({ status: j.status, items: j.items.map((i) => i.error) }),
+      run: (x) => Effect.andThen(
+        Effect.forEach(x.job.items, (i) => x.finish({ idx: i.idx, success: false, attempts: 0, result: null, error: { code: 'PROXY_NOT_AVAILABLE' } }), { discard: true }),
+        Effect.fail(new JobFailure('PROXY_NOT_AVAILABLE', 'no FR proxy any more')),
+      ),
+    };
+    const r = runner(failing);
+    r.start();
+    const [hook] = await rx.waitFor(1, 10_000);
+    expect(hook!.verified).toBe(true);
+    expect(hook!.event).toBe('bulk_scrape.failed');
+    expect((hook!.body as { data: unknown }).data).toEqual({ status: 'failed', items: [{ code: 'PROXY_NOT_AVAILABLE' }, { code: 'PROXY_NOT_AVAILABLE' }] });
+    expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'failed' });
+    expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 100 });
+    await r.stop();
+  });
+
+  it('stops at once when its lease is taken, and bills nothing after', async () => {
+    const a = await newAccount(100);
+    const job = await newJob(a.id, 20, null);
+    const seen: number[] = [];
+    const r = runner(stepper(60, seen), { leaseMs: 900 });
+    r.start();
+    await until(() => seen.length >= 2);
+    // Another process takes the job over (as if this one had stalled past its lease).
+    await until(async () => (await run(jobs.claimJob('thief', Date.now() + 10_000, 60_000, job.id))) !== undefined);
+    await until(() => r.running === 0, 5000);
+    const at = seen.length;
+    await sleep(400);
+    expect(seen.length).toBe(at);
+    expect(at).toBeLessThan(20);
+    const view = await run(jobs.getJob(job.id, a.id));
+    expect(view).toMatchObject({ status: 'running', workerId: 'thief' });
+    const done = view!.items.filter((i) => i.status === 'completed').length;
+    expect((await run(accounts.getAccount(a.id)))!.balance).toBe(100 - 2 * done);
+    await r.stop();
+    await run(jobs.completeJob(job.id, 'thief', Date.now(), 'completed'));
+  });
+
+  it('hands its job over on shutdown: the next runner does only what is left, each item billed once', async () => {
+    const a = await newAccount(100);
+    const rx = await startWebhookReceiver({ secret: a.secret });
+    receivers.push(rx);
+    const job = await newJob(a.id, 12, rx.url);
+    const firstSeen: number[] = [];
+    const first = runner(stepper(50, firstSeen), { leaseMs: 60_000 });
+    first.start();
+    await until(() => firstSeen.length >= 3);
+    const t0 = Date.now();
+    await first.stop();
+    // The lease (a minute) was let go at shutdown: the next runner starts at once, not a minute later.
+    const secondSeen: number[] = [];
+    const second = runner(stepper(10, secondSeen), { leaseMs: 60_000 });
+    second.start();
+    const [hook] = await rx.waitFor(1, 10_000);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(hook!.verified).toBe(true);
+    expect(new Set([...firstSeen, ...secondSeen]).size).toBe(12);
+    expect(firstSeen.filter((i) => secondSeen.includes(i))).toEqual([]);
+    const ledger = await run(accounts.ledger(a.id, 100));
+    expect(ledger).toHaveLength(12);
+    expect(new Set(ledger.map((l) => l.requestId)).size).toBe(12);
+    expect((await run(accounts.getAccount(a.id)))!.balance).toBe(100 - 24);
+    expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'completed' });
+    await second.stop();
+  });
+
+  it('retries a failing receiver on the schedule, then gives up; a refused callback is not retried', async () => {
+    const a = await newAccount(100);
+    const rx = await startWebhookReceiver({ secret: a.secret, status: 500 });
+    receivers.push(rx);
+    const job = await newJob(a.id, 1, rx.url);
+    const r = runner(stepper(1));
+    r.start();
+    const got = await rx.waitFor(3, 10_000);
+    expect(got.map((g) => g.attempt)).toEqual([1, 2, 3]);
+    await until(async () => (await run(jobs.getJob(job.id, a.id)))!.deliveries[0]?.status === 'failed');
+    const d = (await run(jobs.getJob(job.id, a.id)))!.deliveries[0]!;
+    expect(d.history.map((h) => h.responseStatus)).toEqual([500, 500, 500]);
+    // random() = 0.5 is no jitter: the schedule exactly.
+    expect(d.history[0]!.nextAttemptAt! - d.history[0]!.attemptedAt).toBeGreaterThanOrEqual(1000);
+    expect(d.history[2]!.nextAttemptAt).toBeNull();
+    await sleep(1500);
+    expect(rx.received).toHaveLength(3);
+
+    // The egress guard refuses the callback (metadata address, checked before any connection): one attempt, recorded, never retried.
+    const refused = await newJob(a.id, 1, 'http://169.254.169.254/hook');
+    await until(async () => (await run(jobs.getJob(refused.id, a.id)))!.deliveries[0]?.status === 'failed');
+    const rd = (await run(jobs.getJob(refused.id, a.id)))!.deliveries[0]!;
+    expect(rd.attempts).toBe(1);
+    expect(rd.history[0]!.error).toMatch(/TARGET_NOT_ALLOWED/);
+    await r.stop();
+  });
+});
