@@ -1,11 +1,13 @@
 /**
  * Account administration: what the admin API and the CLI both do (create
- * accounts and keys, revoke, top up, change plan, describe). Keys are made
- * here, shown once in the result, and only their hash reaches the store.
+ * accounts and keys, revoke, top up, change plan, describe, show and rotate
+ * the webhook signing secret). Keys are made here, shown once in the
+ * result, and only their hash reaches the store.
  */
 import { Effect } from 'effect';
 import { type Account, availableCredits, type KeyRecord, keyPrefix, type LedgerRow, type OperationUsage, type PlanId, periodContaining } from './accounts.js';
 import { BadRequest, NotFound, type ServiceUnavailable } from './errors.js';
+import type { JobStore } from './jobs.js';
 import type { AccountStore, Clock, Secrets } from './ports.js';
 
 export interface AdminDeps {
@@ -44,9 +46,24 @@ export interface KeyView {
   readonly status: 'active' | 'revoked' | 'expired';
 }
 
+/** An account's webhook signing secret, as the admin API and `scour webhooks` show it. */
+export interface WebhookSecretView {
+  readonly account_id: string;
+  /** `whsec_` + 43 base64url characters; the HMAC key of the scour-signature header. */
+  readonly secret: string;
+  /** When this secret was made (first shown, or rotated in). */
+  readonly created_at: string;
+  /** Until when the secret it replaced still signs deliveries alongside it; null when none does. */
+  readonly previous_secret_expires_at: string | null;
+}
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 export const MAX_CREDITS = 1_000_000_000;
+/** A rotated-out webhook secret keeps signing for 24 h unless told otherwise, so receivers can switch without dropping deliveries. */
+export const DEFAULT_WEBHOOK_GRACE_SECONDS = 86_400;
+/** At most a week of grace. */
+export const MAX_WEBHOOK_GRACE_SECONDS = 604_800;
 
 export class AccountAdmin {
   constructor(private readonly d: AdminDeps) {}
@@ -58,6 +75,11 @@ export class AccountAdmin {
   newKeyMaterial(): string {
     // 32 random bytes -> 43 base64url characters (core/accounts.ts KEY_PATTERN).
     return `sk_${this.d.secrets.random(32)}`;
+  }
+
+  /** A new webhook signing secret: `whsec_` + 32 random bytes, base64url (the format adapters/webhooks/sign.ts makes too). */
+  newWebhookSecret(): string {
+    return `whsec_${this.d.secrets.random(32)}`;
   }
 
   private newId(prefix: string): string {
@@ -149,5 +171,42 @@ export class AccountAdmin {
 
   usage(account: Account): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
     return this.d.store.usage(account.id, account.periodStart);
+  }
+
+  /**
+   * The account's webhook signing secret. An account that has none yet gets
+   * one now (the same one the first webhook would be signed with), so
+   * receivers can be configured before the first job is submitted.
+   */
+  webhookSecret(jobs: JobStore, accountId: string): Effect.Effect<WebhookSecretView, ServiceUnavailable | NotFound> {
+    return Effect.flatMap(this.requireAccount(accountId), () => {
+      const now = this.d.clock.now();
+      return Effect.flatMap(jobs.ensureWebhookSecret(accountId, this.newWebhookSecret(), now), () =>
+        Effect.flatMap(jobs.webhookSecretState(accountId, now), (state) =>
+          state === undefined ? Effect.fail(new NotFound({ message: `No account ${accountId}` })) : Effect.succeed(this.viewWebhookSecret(accountId, state))));
+    });
+  }
+
+  /**
+   * Replace the account's webhook secret with a new one. The old one keeps
+   * signing deliveries alongside it for `graceSeconds` (0: dropped at once);
+   * a rotation during a grace period drops the secret rotated out before.
+   */
+  rotateWebhookSecret(jobs: JobStore, accountId: string, graceSeconds: number = DEFAULT_WEBHOOK_GRACE_SECONDS): Effect.Effect<WebhookSecretView, ServiceUnavailable | NotFound | BadRequest> {
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_WEBHOOK_GRACE_SECONDS) {
+      return Effect.fail(BadRequest.of('grace_period_seconds', `must be a whole number of seconds from 0 to ${MAX_WEBHOOK_GRACE_SECONDS}`));
+    }
+    return Effect.flatMap(this.requireAccount(accountId), () => {
+      const now = this.d.clock.now();
+      const until = graceSeconds === 0 ? undefined : now + graceSeconds * 1000;
+      return Effect.map(jobs.rotateWebhookSecret(accountId, this.newWebhookSecret(), now, until), (state) => this.viewWebhookSecret(accountId, state));
+    });
+  }
+
+  private viewWebhookSecret(accountId: string, s: { secret: string; createdAt: number; previousExpiresAt: number | null }): WebhookSecretView {
+    return {
+      account_id: accountId, secret: s.secret, created_at: iso(s.createdAt),
+      previous_secret_expires_at: s.previousExpiresAt === null ? null : iso(s.previousExpiresAt),
+    };
   }
 }

@@ -151,6 +151,15 @@ export interface RecordAttempt {
   readonly nextAttemptAt: number | null;
 }
 
+/** An account's webhook signing secret, as of a given time. */
+export interface WebhookSecretState {
+  readonly secret: string;
+  /** When the current secret was made (first created, or rotated in), epoch ms. */
+  readonly createdAt: number;
+  /** Until when the rotated-out secret still signs deliveries (epoch ms); null when none does any more. */
+  readonly previousExpiresAt: number | null;
+}
+
 /** Lease on a claimed delivery when the caller gives none. */
 export const DEFAULT_DELIVERY_LEASE_MS = 60_000;
 
@@ -199,10 +208,23 @@ export interface JobStore {
   webhookSecret(accountId: string): Effect.Effect<string | undefined, ServiceUnavailable>;
   /** The current secret; `candidate` becomes it when the account has none yet (two racing callers get the same one). */
   ensureWebhookSecret(accountId: string, candidate: string, now: number): Effect.Effect<string, ServiceUnavailable>;
-  /** The secrets a delivery made at `now` is signed with: the current one first, then a rotated-out one still in its grace period. */
+  /** The current secret with its times (the admin API's view), as of `now`; undefined when the account has none. */
+  webhookSecretState(accountId: string, now: number): Effect.Effect<WebhookSecretState | undefined, ServiceUnavailable>;
+  /**
+   * The secrets a delivery made at `now` is signed with: the current one
+   * first, then the rotated-out one while now < its previousValidUntil.
+   * Empty when the account has no secret yet.
+   */
   signingSecrets(accountId: string, now: number): Effect.Effect<readonly string[], ServiceUnavailable>;
-  /** Set (or replace) the account's signing secret, stored as given. */
-  rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable>;
+  /**
+   * Make `secret` (stored as given) the account's signing secret, in one
+   * statement. The one it replaces keeps signing alongside it until
+   * `previousValidUntil` (epoch ms); without it, or when it is not after
+   * `now`, the old secret is dropped at once. At most one old secret is
+   * kept: rotating again during a grace period drops the older one.
+   * With no secret yet, `secret` simply becomes the first.
+   */
+  rotateWebhookSecret(accountId: string, secret: string, now: number, previousValidUntil?: number): Effect.Effect<WebhookSecretState, ServiceUnavailable>;
 }
 
 /** One URL's outcome, as a job's executor reports it (the runner bills it). */

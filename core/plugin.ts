@@ -67,7 +67,7 @@ export interface Route<Req = unknown, Res = unknown> {
    * callback): results that `when` picks are sent with this status and
    * serialised with this schema. JSON routes only.
    */
-  readonly alternate?: { readonly status: 202; readonly response: Schema<unknown>; readonly when: (response: Res) => boolean };
+  readonly alternate?: { readonly status: 202; readonly response: Schema<any>; readonly when: (response: Res) => boolean };
   /** Whether to add `request_id` to the success body (true for JSON API responses). */
   readonly stampRequestId?: boolean;
 }

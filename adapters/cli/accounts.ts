@@ -1,11 +1,12 @@
 /**
- * `scour accounts|keys|credits`: account administration from the shell,
- * straight on the configured store (SQLite file or DATABASE_URL), so it
- * works with or without the server running and needs no admin token.
+ * `scour accounts|keys|credits|webhooks`: account administration from the
+ * shell, straight on the configured store (SQLite file or DATABASE_URL), so
+ * it works with or without the server running and needs no admin token.
  * `--json` prints the same shapes as the admin API.
  */
 import { Effect, Exit, Cause } from 'effect';
-import type { AccountAdmin } from '../../core/account-admin.js';
+import { type AccountAdmin, DEFAULT_WEBHOOK_GRACE_SECONDS, MAX_WEBHOOK_GRACE_SECONDS, type WebhookSecretView } from '../../core/account-admin.js';
+import type { JobStore } from '../../core/jobs.js';
 import { PLAN_IDS, type PlanId } from '../../core/accounts.js';
 import { isApiFailure } from '../../core/errors.js';
 
@@ -28,6 +29,9 @@ export const ACCOUNTS_HELP = `Account administration (on the store named by DATA
   scour keys list --account <account_id> [--json]
   scour keys revoke <key_id> [--json]
   scour credits add --account <account_id> --amount N [--json]
+  scour webhooks show --account <account_id> [--json]        (made now if the account has none yet)
+  scour webhooks rotate --account <account_id> [--grace SECONDS] [--json]
+                       (the old secret keeps signing for --grace seconds, 0 to ${MAX_WEBHOOK_GRACE_SECONDS}; default ${DEFAULT_WEBHOOK_GRACE_SECONDS})
 `;
 
 interface Parsed {
@@ -35,7 +39,7 @@ interface Parsed {
   readonly flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at']);
+const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at', 'grace']);
 const BOOL_FLAGS = new Set(['json']);
 
 export function parseArgs(argv: readonly string[]): Parsed {
@@ -81,6 +85,23 @@ const int = (p: Parsed, name: string, required: boolean, min: number): number | 
   return Number(v);
 };
 
+const grace = (p: Parsed): number => {
+  const v = str(p, 'grace', false);
+  if (v === undefined) return DEFAULT_WEBHOOK_GRACE_SECONDS;
+  if (!/^\d{1,7}$/.test(v) || Number(v) > MAX_WEBHOOK_GRACE_SECONDS) throw new UsageError(`--grace must be a whole number of seconds from 0 to ${MAX_WEBHOOK_GRACE_SECONDS} (got ${JSON.stringify(v)})`);
+  return Number(v);
+};
+
+/** A webhook secret for people: the secret on its own line, then its times. */
+const secretText = (w: WebhookSecretView, rotated: boolean): string => [
+  `account ${w.account_id}`,
+  `secret  ${w.secret}`,
+  `since   ${w.created_at}`,
+  w.previous_secret_expires_at !== null
+    ? `the previous secret also signs webhooks until ${w.previous_secret_expires_at}`
+    : rotated ? 'the previous secret no longer signs webhooks' : '',
+].filter((line) => line !== '').join('\n') + '\n';
+
 const one = (p: Parsed, what: string): string => {
   if (p.positional.length !== 1) throw new UsageError(`expected exactly one ${what}`);
   return p.positional[0]!;
@@ -103,7 +124,7 @@ async function run<A>(e: Effect.Effect<A, unknown>): Promise<A> {
  * opens the store; returns the work to run against it, which returns the
  * text to print.
  */
-export function accountsCommand(group: string, argv: readonly string[]): (admin: AccountAdmin) => Promise<string> {
+export function accountsCommand(group: string, argv: readonly string[]): (admin: AccountAdmin, jobs: JobStore) => Promise<string> {
   const [sub, ...rest] = argv;
   const p = parseArgs(rest);
   const json = p.flags.get('json') === true;
@@ -196,6 +217,23 @@ export function accountsCommand(group: string, argv: readonly string[]): (admin:
         const a = await run(admin.addCredits(account, amount));
         const v = admin.viewAccount(a);
         return out(v, `account ${a.id} now has ${v.credits_remaining} credits\n`);
+      };
+    }
+    case 'webhooks show': {
+      none('webhooks show');
+      const account = str(p, 'account', true)!;
+      return async (admin, jobs) => {
+        const w = await run(admin.webhookSecret(jobs, account));
+        return out(w, secretText(w, false));
+      };
+    }
+    case 'webhooks rotate': {
+      none('webhooks rotate');
+      const account = str(p, 'account', true)!;
+      const seconds = grace(p);
+      return async (admin, jobs) => {
+        const w = await run(admin.rotateWebhookSecret(jobs, account, seconds));
+        return out(w, secretText(w, true));
       };
     }
     default:

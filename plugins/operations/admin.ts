@@ -1,16 +1,17 @@
 /**
  * The admin API under /admin/v1 (the spec does not say how keys are made):
- * accounts, keys, credits and plans. Served only when SCOUR_ADMIN_TOKEN is
- * set, and guarded by it as a bearer token. Not rate-limited by plan and
- * never billed. The CLI (`scour accounts|keys|credits`) does the same
- * through the store directly.
+ * accounts, keys, credits, plans and webhook signing secrets. Served only
+ * when SCOUR_ADMIN_TOKEN is set, and guarded by it as a bearer token. Not
+ * rate-limited by plan and never billed. The CLI (`scour
+ * accounts|keys|credits|webhooks`) does the same through the store directly.
  */
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route } from '../../core/plugin.js';
 import type { AdminStage, StageKit } from '../../core/stages.js';
-import type { AccountAdmin } from '../../core/account-admin.js';
+import { type AccountAdmin, DEFAULT_WEBHOOK_GRACE_SECONDS, MAX_WEBHOOK_GRACE_SECONDS } from '../../core/account-admin.js';
+import type { JobStore } from '../../core/jobs.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
 
 const PlanSchema = Type.Union([Type.Literal('free'), Type.Literal('starter'), Type.Literal('builder'), Type.Literal('unicorn')], {
@@ -80,6 +81,19 @@ const AccountDetailResponse = StrictObject({
 const AccountListResponse = StrictObject({ accounts: Type.Array(StrictObject(AccountView)), request_id: RequestId });
 const KeyListResponse = StrictObject({ keys: Type.Array(KeyView), request_id: RequestId });
 const KeyResponse = StrictObject({ ...KeyView.properties, request_id: RequestId });
+export const RotateWebhookSecretRequest = StrictObject({
+  grace_period_seconds: Type.Optional(Type.Integer({
+    minimum: 0, maximum: MAX_WEBHOOK_GRACE_SECONDS,
+    description: `How long the old secret keeps signing deliveries alongside the new one (0: dropped at once). Default: ${DEFAULT_WEBHOOK_GRACE_SECONDS} (24 h).`,
+  })),
+});
+const WebhookSecretResponse = StrictObject({
+  account_id: Type.String(),
+  secret: Type.String({ description: 'whsec_ + 43 base64url characters: the HMAC-SHA256 key of the scour-signature header, used as given.' }),
+  created_at: Iso,
+  previous_secret_expires_at: Type.Union([Iso, Type.Null()], { description: 'Until when the secret this one replaced still signs deliveries alongside it; null when none does.' }),
+  request_id: RequestId,
+});
 const LedgerResponse = StrictObject({
   ledger: Type.Array(StrictObject({
     id: Type.String(), operation: Type.String(), credits: Type.Integer(), request_id: Type.String(), created_at: Iso,
@@ -87,7 +101,7 @@ const LedgerResponse = StrictObject({
   request_id: RequestId,
 });
 
-function adminRoutes(accounts: AccountAdmin, admin: AdminStage, stages: StageKit): Route<any, any>[] {
+function adminRoutes(accounts: AccountAdmin, admin: AdminStage, stages: StageKit, jobs: JobStore): Route<any, any>[] {
   const base = () => Pipeline.from<RequestContext>().then(admin);
   const tags = ['admin'];
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -155,6 +169,19 @@ function adminRoutes(accounts: AccountAdmin, admin: AdminStage, stages: StageKit
       }))),
     },
     {
+      method: 'GET', path: '/admin/v1/accounts/{account_id}/webhook-secret', summary: "The account's webhook signing secret (made now if it has none yet).",
+      description: 'An account gets its secret with its first webhook; asking for it first makes it here, so receivers can be configured before the first job.',
+      tags, auth: 'admin', failures: [401, 404, 503], response: schema(WebhookSecretResponse),
+      handle: base().handle((ctx) => accounts.webhookSecret(jobs, ctx.params.account_id!)),
+    },
+    {
+      method: 'POST', path: '/admin/v1/accounts/{account_id}/webhook-secret/rotate', summary: 'Replace the webhook signing secret; the old one keeps signing during a grace period.',
+      description: `Webhooks are signed with both secrets (one v1 entry each) until previous_secret_expires_at, so receivers can switch without dropping deliveries. The body is optional; grace_period_seconds defaults to ${DEFAULT_WEBHOOK_GRACE_SECONDS}. Rotating again during a grace period drops the secret rotated out before.`,
+      tags, auth: 'admin', failures: [400, 401, 404, 503], request: schema(RotateWebhookSecretRequest), response: schema(WebhookSecretResponse),
+      handle: base().then(stages.validate(schema(RotateWebhookSecretRequest))).handle((ctx) =>
+        accounts.rotateWebhookSecret(jobs, ctx.params.account_id!, ctx.input.grace_period_seconds ?? DEFAULT_WEBHOOK_GRACE_SECONDS)),
+    },
+    {
       method: 'DELETE', path: '/admin/v1/keys/{key_id}', summary: 'Revoke a key at once (idempotent: revoking again keeps the first time).',
       tags, auth: 'admin', failures: [401, 404, 503], response: schema(KeyResponse),
       handle: base().handle((ctx) => Effect.map(accounts.revokeKey(ctx.params.key_id!), (k) => accounts.viewKey(k))),
@@ -168,6 +195,6 @@ export const adminOperation = defineOperation({
   routes(host) {
     const admin = host.stages.admin;
     if (admin === undefined) return [];
-    return adminRoutes(host.accounts, admin, host.stages);
+    return adminRoutes(host.accounts, admin, host.stages, host.jobs.store);
   },
 });

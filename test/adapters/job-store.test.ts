@@ -2,22 +2,26 @@
  * One contract for both JobStore adapters (SQLite, PostgreSQL): jobs and
  * items, claims and leases, billing each item at most once (also with two
  * store instances finishing the same item together), deliveries and
- * webhook secrets.
+ * webhook secrets (rotation with a grace period, and the migration that
+ * added it keeping a version-2 database's secrets).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Effect } from 'effect';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../core/accounts.js';
 import type { FinishItem, JobStore } from '../../core/jobs.js';
 import type { AccountStore } from '../../core/ports.js';
-import { openPostgresStore, type PostgresAccountStore } from '../../adapters/store/postgres/index.js';
+import { migratePostgres, openPostgresStore, type PostgresAccountStore } from '../../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../../adapters/store/postgres/jobs.js';
-import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
+import { POSTGRES_MIGRATIONS } from '../../adapters/store/postgres/migrations.js';
+import { migrateSqlite, openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
 import { sqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
+import { SQLITE_MIGRATIONS } from '../../adapters/store/sqlite/migrations.js';
 
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -217,6 +221,66 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     expect(await run(jobs.ensureWebhookSecret(a.id, 'whsec_later', tick()))).toBe(got[0]);
   });
 
+  it('rotates the webhook secret with a grace period: the old one signs alongside the new one until previousValidUntil', async () => {
+    const a = await newAccount(0);
+    const t0 = T0 + 5_000;
+    expect(await run(jobs.webhookSecretState(a.id, t0))).toBeUndefined();
+    expect(await run(jobs.signingSecrets(a.id, t0))).toEqual([]);
+    await run(jobs.ensureWebhookSecret(a.id, 'whsec_old', t0));
+    expect(await run(jobs.webhookSecretState(a.id, t0))).toEqual({ secret: 'whsec_old', createdAt: t0, previousExpiresAt: null });
+
+    const t1 = t0 + 60_000;
+    const until = t1 + 86_400_000;
+    expect(await run(jobs.rotateWebhookSecret(a.id, 'whsec_new', t1, until))).toEqual({ secret: 'whsec_new', createdAt: t1, previousExpiresAt: until });
+    expect(await run(jobs.webhookSecret(a.id))).toBe('whsec_new');
+    // ensure never replaces a rotated secret.
+    expect(await run(jobs.ensureWebhookSecret(a.id, 'whsec_other', t1))).toBe('whsec_new');
+    expect(await run(jobs.signingSecrets(a.id, t1))).toEqual(['whsec_new', 'whsec_old']);
+    expect(await run(jobs.signingSecrets(a.id, until - 1))).toEqual(['whsec_new', 'whsec_old']);
+    expect(await run(jobs.webhookSecretState(a.id, until - 1))).toEqual({ secret: 'whsec_new', createdAt: t1, previousExpiresAt: until });
+    // At previousValidUntil the old secret stops signing, and is no longer reported.
+    expect(await run(jobs.signingSecrets(a.id, until))).toEqual(['whsec_new']);
+    expect(await run(jobs.webhookSecretState(a.id, until))).toEqual({ secret: 'whsec_new', createdAt: t1, previousExpiresAt: null });
+
+    // Rotating again during the grace period keeps only the secret it replaces.
+    const t2 = t1 + 1_000;
+    await run(jobs.rotateWebhookSecret(a.id, 'whsec_third', t2, t2 + 5_000));
+    expect(await run(jobs.signingSecrets(a.id, t2))).toEqual(['whsec_third', 'whsec_new']);
+    expect(await run(jobs.signingSecrets(a.id, t2 + 5_000))).toEqual(['whsec_third']);
+
+    // No grace (omitted, or not after now): the replaced secret is dropped at once.
+    const t3 = t2 + 2_000;
+    expect(await run(jobs.rotateWebhookSecret(a.id, 'whsec_fourth', t3))).toEqual({ secret: 'whsec_fourth', createdAt: t3, previousExpiresAt: null });
+    expect(await run(jobs.signingSecrets(a.id, t3))).toEqual(['whsec_fourth']);
+    await run(jobs.rotateWebhookSecret(a.id, 'whsec_fifth', t3 + 1, t3 + 1));
+    expect(await run(jobs.signingSecrets(a.id, t3 + 1))).toEqual(['whsec_fifth']);
+    expect(await run(jobs.webhookSecretState(a.id, t3 + 1))).toEqual({ secret: 'whsec_fifth', createdAt: t3 + 1, previousExpiresAt: null });
+
+    // An account without a secret: rotating makes the first one, with nothing to keep.
+    const b = await newAccount(0);
+    expect(await run(jobs.rotateWebhookSecret(b.id, 'whsec_first', t3, t3 + 10_000))).toEqual({ secret: 'whsec_first', createdAt: t3, previousExpiresAt: null });
+    expect(await run(jobs.signingSecrets(b.id, t3))).toEqual(['whsec_first']);
+    // Another account's secrets are untouched.
+    expect(await run(jobs.signingSecrets(a.id, t3 + 1))).toEqual(['whsec_fifth']);
+  });
+
+  it('two rotations at once: one wins, and the other becomes its previous secret (nothing lost in between)', async () => {
+    const a = await newAccount(0);
+    const now = T0 + 10_000;
+    await run(jobs.ensureWebhookSecret(a.id, 'whsec_base', now));
+    const other = await h.open();
+    try {
+      await Promise.all([
+        run(jobs.rotateWebhookSecret(a.id, 'whsec_x', now + 1, now + 60_000)),
+        run(other.jobs.rotateWebhookSecret(a.id, 'whsec_y', now + 1, now + 60_000)),
+      ]);
+    } finally {
+      await other.close();
+    }
+    const got = await run(jobs.signingSecrets(a.id, now + 2));
+    expect([...got].sort()).toEqual(['whsec_x', 'whsec_y']);
+  });
+
   it('bills an item once even when it is finished twice', async () => {
     const a = await newAccount(10);
     const job = await newJob(a.id);
@@ -367,5 +431,71 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     const e = jobs.webhookSecret(a.id);
     expect(Effect.isEffect(e)).toBe(true);
     expect((e as unknown as { _tag?: string })._tag).toBe('Success');
+  });
+});
+
+describe('webhook-secret-rotation migration (version 3) keeps the secrets of a version-2 database', () => {
+  const ROW = { account: 'acct_v2', secret: 'whsec_from_v2', createdAt: T0 };
+  const seed = `INSERT INTO accounts (id, name, plan, balance, held, period_start, period_end, created_at)
+                VALUES ('${ROW.account}', NULL, 'free', 0, 0, ${T0}, ${T0 + MONTH}, ${T0});
+                INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES ('${ROW.account}', '${ROW.secret}', ${ROW.createdAt});`;
+
+  const expectUpgraded = async (jobs: JobStore) => {
+    const now = T0 + 1000;
+    expect(await run(jobs.webhookSecretState(ROW.account, now))).toEqual({ secret: ROW.secret, createdAt: ROW.createdAt, previousExpiresAt: null });
+    expect(await run(jobs.signingSecrets(ROW.account, now))).toEqual([ROW.secret]);
+    await run(jobs.rotateWebhookSecret(ROW.account, 'whsec_after', now, now + 1000));
+    expect(await run(jobs.signingSecrets(ROW.account, now))).toEqual(['whsec_after', ROW.secret]);
+  };
+
+  it('sqlite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scour-jobs-v2-'));
+    try {
+      const path = join(dir, 'scour.db');
+      const db = new Database(path);
+      migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 2));
+      db.exec(seed);
+      db.close();
+      const store = openSqliteStore({ path });
+      try {
+        await expectUpgraded(sqliteJobStore(store));
+      } finally {
+        store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('postgres', async () => {
+    const database = `scour_test_${randomBytes(6).toString('hex')}`;
+    const adminClient = async (text: string) => {
+      const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
+      await c.connect();
+      try {
+        await c.query(text);
+      } finally {
+        await c.end();
+      }
+    };
+    await adminClient(`CREATE DATABASE ${database}`);
+    try {
+      const url = `postgres://postgres@127.0.0.1:5432/${database}`;
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 2));
+        await pool.query(seed);
+      } finally {
+        await pool.end();
+      }
+      const store = await openPostgresStore({ url, max: 2 });
+      try {
+        await expectUpgraded(postgresJobStore(store));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await adminClient(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
   });
 });

@@ -27,6 +27,7 @@ import {
   type NewDelivery,
   type NewJob,
   type RecordAttempt,
+  type WebhookSecretState,
 } from '../../../core/jobs.js';
 import type { PostgresAccountStore } from './index.js';
 
@@ -125,8 +126,18 @@ const SQL = {
       ON CONFLICT (account_id) DO NOTHING RETURNING secret
     )
     SELECT secret FROM ins UNION ALL SELECT secret FROM account_webhook_secrets WHERE account_id = $1 LIMIT 1`,
-  setSecret: `INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
-              ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, created_at = EXCLUDED.created_at`,
+  // A rotated-out secret is reported (and signs) only while now < previous_expires_at.
+  secretState: `SELECT secret, coalesce(rotated_at, created_at) AS "createdAt",
+                       CASE WHEN previous_expires_at > $2 THEN previous_expires_at END AS "previousExpiresAt"
+                FROM account_webhook_secrets WHERE account_id = $1`,
+  signingSecrets: `SELECT secret, CASE WHEN previous_expires_at > $2 THEN previous_secret END AS previous
+                   FROM account_webhook_secrets WHERE account_id = $1`,
+  // SET reads the row as it was: the old secret becomes the previous one (or is dropped when no grace is given).
+  setSecret: `INSERT INTO account_webhook_secrets AS s (account_id, secret, created_at) VALUES ($1, $2, $3)
+              ON CONFLICT (account_id) DO UPDATE SET secret = EXCLUDED.secret, rotated_at = EXCLUDED.created_at,
+                previous_secret = CASE WHEN $4::bigint IS NULL THEN NULL ELSE s.secret END,
+                previous_expires_at = $4::bigint
+              RETURNING secret, coalesce(rotated_at, created_at) AS "createdAt", previous_expires_at AS "previousExpiresAt"`,
 } as const;
 
 type Statement = keyof typeof SQL;
@@ -264,12 +275,21 @@ export class PostgresJobStore implements JobStore {
     });
   }
 
-  signingSecrets(accountId: string, _now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
-    return this.query<{ secret: string }, readonly string[]>('secret', [accountId], (r) => r.rows.map((x) => x.secret));
+  webhookSecretState(accountId: string, now: number): Effect.Effect<WebhookSecretState | undefined, ServiceUnavailable> {
+    return this.query<WebhookSecretState & pg.QueryResultRow, WebhookSecretState | undefined>('secretState', [accountId, now], (r) => r.rows[0]);
   }
 
-  rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable> {
-    return this.query('setSecret', [accountId, secret, now], () => undefined);
+  signingSecrets(accountId: string, now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
+    return this.query<{ secret: string; previous: string | null }, readonly string[]>('signingSecrets', [accountId, now], (r) => {
+      const row = r.rows[0];
+      if (row === undefined) return [];
+      return row.previous === null ? [row.secret] : [row.secret, row.previous];
+    });
+  }
+
+  rotateWebhookSecret(accountId: string, secret: string, now: number, previousValidUntil?: number): Effect.Effect<WebhookSecretState, ServiceUnavailable> {
+    const until = previousValidUntil !== undefined && previousValidUntil > now ? previousValidUntil : null;
+    return this.query<WebhookSecretState & pg.QueryResultRow, WebhookSecretState>('setSecret', [accountId, secret, now, until], (r) => r.rows[0]!);
   }
 }
 

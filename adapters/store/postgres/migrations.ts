@@ -143,4 +143,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'webhook-secret-rotation',
+    sql: `
+      -- Rotation with a grace period: the rotated-out secret keeps signing until
+      -- previous_expires_at. created_at stays when the row's first secret was
+      -- made; rotated_at is when the current one replaced another (NULL: never).
+      ALTER TABLE account_webhook_secrets
+        ADD COLUMN previous_secret text,
+        ADD COLUMN previous_expires_at bigint,
+        ADD COLUMN rotated_at bigint,
+        ADD CONSTRAINT account_webhook_secrets_previous CHECK ((previous_secret IS NULL) = (previous_expires_at IS NULL));
+    `,
+  },
 ];

@@ -26,6 +26,7 @@ import {
   type NewDelivery,
   type NewJob,
   type RecordAttempt,
+  type WebhookSecretState,
 } from '../../../core/jobs.js';
 import type { SqliteAccountStore } from './index.js';
 
@@ -90,8 +91,18 @@ function prepare(db: Database.Database) {
                        WHERE id = ?`),
     secret: p('SELECT secret FROM account_webhook_secrets WHERE account_id = ?').pluck(),
     addSecret: p(`INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (account_id) DO NOTHING`),
-    setSecret: p(`INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES (?, ?, ?)
-                  ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`),
+    // A rotated-out secret is reported (and signs) only while now < previous_expires_at.
+    secretState: p(`SELECT secret, coalesce(rotated_at, created_at) AS "createdAt",
+                           CASE WHEN previous_expires_at > ? THEN previous_expires_at END AS "previousExpiresAt"
+                    FROM account_webhook_secrets WHERE account_id = ?`),
+    signingSecrets: p(`SELECT secret, CASE WHEN previous_expires_at > ? THEN previous_secret END AS previous
+                       FROM account_webhook_secrets WHERE account_id = ?`),
+    // SET reads the row as it was: the old secret becomes the previous one (or is dropped when no grace is given).
+    setSecret: p(`INSERT INTO account_webhook_secrets (account_id, secret, created_at) VALUES (@accountId, @secret, @now)
+                  ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, rotated_at = excluded.created_at,
+                    previous_secret = CASE WHEN @until IS NULL THEN NULL ELSE account_webhook_secrets.secret END,
+                    previous_expires_at = @until
+                  RETURNING secret, coalesce(rotated_at, created_at) AS "createdAt", previous_expires_at AS "previousExpiresAt"`),
   };
 }
 
@@ -234,17 +245,21 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  signingSecrets(accountId: string, _now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
+  webhookSecretState(accountId: string, now: number): Effect.Effect<WebhookSecretState | undefined, ServiceUnavailable> {
+    return this.run(() => this.s.secretState.get(now, accountId) as WebhookSecretState | undefined);
+  }
+
+  signingSecrets(accountId: string, now: number): Effect.Effect<readonly string[], ServiceUnavailable> {
     return this.run(() => {
-      const current = this.s.secret.get(accountId) as string | undefined;
-      return current === undefined ? [] : [current];
+      const row = this.s.signingSecrets.get(now, accountId) as { secret: string; previous: string | null } | undefined;
+      if (row === undefined) return [];
+      return row.previous === null ? [row.secret] : [row.secret, row.previous];
     });
   }
 
-  rotateWebhookSecret(accountId: string, secret: string, now: number): Effect.Effect<void, ServiceUnavailable> {
-    return this.run(() => {
-      this.s.setSecret.run(accountId, secret, now);
-    });
+  rotateWebhookSecret(accountId: string, secret: string, now: number, previousValidUntil?: number): Effect.Effect<WebhookSecretState, ServiceUnavailable> {
+    const until = previousValidUntil !== undefined && previousValidUntil > now ? previousValidUntil : null;
+    return this.run(() => this.s.setSecret.get({ accountId, secret, now, until }) as WebhookSecretState);
   }
 }
 

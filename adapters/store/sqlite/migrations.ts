@@ -141,4 +141,17 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    name: 'webhook-secret-rotation',
+    sql: `
+      -- Rotation with a grace period: the rotated-out secret keeps signing until
+      -- previous_expires_at. created_at stays when the row's first secret was
+      -- made; rotated_at is when the current one replaced another (NULL: never).
+      ALTER TABLE account_webhook_secrets ADD COLUMN previous_secret TEXT;
+      ALTER TABLE account_webhook_secrets ADD COLUMN previous_expires_at INTEGER
+        CHECK ((previous_secret IS NULL) = (previous_expires_at IS NULL));
+      ALTER TABLE account_webhook_secrets ADD COLUMN rotated_at INTEGER;
+    `,
+  },
 ];
