@@ -265,8 +265,10 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         if (problem !== undefined) return Effect.succeed({ ok: false, attempts: 0, failure: problem });
         const retries = i.retry_failed ? (i.max_retries ?? 2) : 0;
         const input = { ...optionsOf(i), url: i.urls[n]! };
+        // Every attempt at this URL records its proxies here, so a retry goes through one not tried yet.
+        const itemCtx = { ...ctx, proxiesTried: [] as string[] };
         const attempt = (k: number): Effect.Effect<ItemOutcome> =>
-          Effect.matchEffect(once(ctx, input), {
+          Effect.matchEffect(once(itemCtx, input), {
             onSuccess: (result) => Effect.succeed({ ok: true as const, attempts: k + 1, result }),
             onFailure: (e: ApiFailure) =>
               k < retries && RETRYABLE.has(e.code) ? attempt(k + 1) : Effect.succeed({ ok: false as const, attempts: k + 1, failure: e }),

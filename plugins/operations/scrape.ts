@@ -271,13 +271,17 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       if (!wantsProxy) return Effect.map(runFetch(fetcher, { ...base, proxy: undefined }), (result) => ({ result, proxyUsed: undefined }));
       const type = i.proxy_type ?? 'datacenter';
       const tried: string[] = [];
+      // Proxies earlier attempts at this URL went through (a bulk scrape's retries): avoided while another is left.
+      const before = (ctx as { proxiesTried?: string[] }).proxiesTried;
       // A proxy that fails (unreachable, refused) is rotated: the next attempt goes through another one.
       const attempt = (n: number): Effect.Effect<{ result: FetchResult; proxyUsed: ProxyChoice | undefined }, ApiFailure> => {
-        const proxy = pickProxy(type, i.proxy_country, tried);
+        const proxy = (before !== undefined && before.length > 0 ? pickProxy(type, i.proxy_country, [...before, ...tried]) : undefined)
+          ?? pickProxy(type, i.proxy_country, tried);
         if (proxy === undefined) {
           return Effect.fail(new TargetUnreachable({ message: 'Every proxy tried failed', details: `tried ${tried.join(', ')}` }));
         }
         tried.push(proxy.id);
+        before?.push(proxy.id);
         return Effect.catch(
           Effect.map(runFetch(fetcher, { ...base, proxy }), (result) => ({ result, proxyUsed: proxy })),
           (e: ApiFailure) => {

@@ -38,9 +38,10 @@ describe('POST /v1/scrape/bulk (synchronous)', () => {
 
   beforeAll(async () => {
     site = await startTargetSite();
-    proxies.push(await startCountingProxy({ fail: true }), await startCountingProxy());
+    proxies.push(await startCountingProxy({ fail: true }), await startCountingProxy(), await startCountingProxy({ blockedExit: true }), await startCountingProxy());
     s = await startScourIn('embedded', 'uws', {
-      adminToken: ADMIN, allowPrivateTargets: 'loopback', proxies: `datacenter:FR=${proxies[0]!.url},datacenter:FR=${proxies[1]!.url}`,
+      adminToken: ADMIN, allowPrivateTargets: 'loopback',
+      proxies: `datacenter:FR=${proxies[0]!.url},datacenter:FR=${proxies[1]!.url},datacenter:DE=${proxies[2]!.url},datacenter:DE=${proxies[3]!.url}`,
     });
   }, 30_000);
   afterAll(async () => {
@@ -128,6 +129,24 @@ describe('POST /v1/scrape/bulk (synchronous)', () => {
     const t = await bulk(s.url, a.key, { urls: ['http://127.0.0.1:1/'], retry_failed: true, max_retries: 2 });
     expect(t.body.results[0]).toMatchObject({ success: false, attempts: 3, error: { code: 'TARGET_UNREACHABLE' } });
     expect(t.body.credits_used).toBe(0);
+  });
+
+  it('retries a URL through a proxy it has not tried yet, so a proxy the site blocks is not used twice for it', async () => {
+    const a = await account(s.url, 'unicorn', 1000);
+    const [, , blocked, good] = proxies;
+    const b0 = blocked!.count();
+    // Two URLs at once: round robin gives one the blocked proxy first; its retry must skip that proxy
+    // even though the rotation (advanced by the other URL) points at it again.
+    const urls = [`${site.url}/html/simple?rr=1`, `${site.url}/html/simple?rr=2`];
+    const r = await bulk(s.url, a.key, { urls, proxy_country: 'DE', concurrent_requests: 2, retry_failed: true, max_retries: 1 });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.results.map((x: { success: boolean }) => x.success), JSON.stringify(r.body.results.map((x: any) => x.error ?? x.attempts))).toEqual([true, true]);
+    expect(r.body.results.map((x: { attempts: number }) => x.attempts).sort()).toEqual([1, 2]);
+    expect(blocked!.count() - b0).toBe(1);
+    expect(good!.count()).toBeGreaterThanOrEqual(2);
+    // Without retries, the URL that drew the blocked proxy reports the block.
+    const once = await bulk(s.url, a.key, { urls: [`${site.url}/html/simple?rr=3`, `${site.url}/html/simple?rr=4`], proxy_country: 'DE', concurrent_requests: 2 });
+    expect(once.body.results.filter((x: { success: boolean }) => !x.success).map((x: any) => x.error.code)).toEqual(['TARGET_BLOCKED']);
   });
 
   it('a client that goes away mid-bulk is not charged and its hold is released', async () => {

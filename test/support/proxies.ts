@@ -7,12 +7,18 @@
  * is refused with 403 and recorded, so a test that leaks a real address
  * fails instead of reaching the network.
  */
+import http from 'node:http';
 import { RequestError, Server } from 'proxy-chain';
 
 export interface CountingProxyOptions {
   readonly auth?: { readonly username: string; readonly password: string };
   /** Refuse every request (502). */
   readonly fail?: boolean;
+  /**
+   * Tunnel every request to a site that answers 403 to everything: a proxy
+   * whose exit address the target site has blocked (the proxy itself works).
+   */
+  readonly blockedExit?: boolean;
 }
 
 export interface CountingProxy {
@@ -38,6 +44,11 @@ const isLoopback = (host: string): boolean => {
 export async function startCountingProxy(options: CountingProxyOptions = {}): Promise<CountingProxy> {
   const requests: string[] = [];
   let forwarded = 0;
+  const blocked = options.blockedExit
+    ? http.createServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>Access denied for your IP</body></html>');
+    })
+    : undefined;
   const server = new Server({
     port: 0,
     host: '127.0.0.1',
@@ -50,6 +61,7 @@ export async function startCountingProxy(options: CountingProxyOptions = {}): Pr
       }
       if (!isLoopback(hostname)) throw new RequestError('Test proxy forwards to loopback only', 403);
       forwarded += 1;
+      if (blocked !== undefined) return isHttp ? { customResponseFunction: () => ({ statusCode: 403, body: 'Access denied for your IP' }) } : { customConnectServer: blocked };
       return {};
     },
   });
@@ -66,6 +78,9 @@ export async function startCountingProxy(options: CountingProxyOptions = {}): Pr
     count: () => requests.length,
     forwarded: () => forwarded,
     requests,
-    close: () => server.close(true),
+    close: async () => {
+      await server.close(true);
+      blocked?.close();
+    },
   };
 }
