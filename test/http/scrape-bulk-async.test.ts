@@ -9,6 +9,7 @@
 import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../adapters/webhooks/sign.js';
+import { until } from '../support/processes.js';
 import { startScourIn, type Running } from '../support/server.js';
 import { startCountingProxy } from '../support/proxies.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -34,16 +35,6 @@ async function bulk(base: string, key: string, body: unknown): Promise<{ status:
 async function job(url: string, key: string): Promise<{ status: number; body: any }> {
   const r = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   return { status: r.status, body: await r.json() };
-}
-
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function usage(base: string, key: string): Promise<{ credits_remaining: number; credits_used: number; credits_reserved: number }> {
