@@ -48,10 +48,31 @@ describe('scour CLI', () => {
     expect(p.err()).toContain('LOG_LEVEL');
   }, 30_000);
 
+  it('worker: runs jobs without HTTP, and stops cleanly on SIGTERM', async () => {
+    const p = run(['worker'], { SCOUR_WORKER_CONCURRENCY: '3' });
+    const deadline = Date.now() + 20_000;
+    while (!/"worker":"/.test(p.out()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(p.out(), p.out() + p.err()).toMatch(/"mode":"embedded"/);
+    expect(p.out()).toMatch(/"concurrency":3/);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.out()).toContain('"msg":"stopped"');
+  }, 30_000);
+
+  it('worker: refuses a queue without Redis, and bad job settings, with exit code 2', async () => {
+    const p = run(['worker'], { SCOUR_JOBS: 'queue', SCOUR_WEBHOOK_SCHEDULE: '5s,never', SCOUR_JOB_LEASE: '0' });
+    expect(await p.exited).toBe(2);
+    expect(p.err()).toContain('SCOUR_JOBS=queue needs REDIS_URL');
+    expect(p.err()).toContain('SCOUR_WEBHOOK_SCHEDULE');
+    expect(p.err()).toContain('SCOUR_JOB_LEASE');
+  }, 30_000);
+
   it('help lists the commands and the environment', async () => {
     const p = run(['help'], {});
     expect(await p.exited).toBe(0);
     expect(p.out()).toContain('scour serve');
+    expect(p.out()).toContain('scour worker');
+    expect(p.out()).toContain('SCOUR_JOBS');
     expect(p.out()).toContain('SCOUR_DATA_DIR');
   }, 30_000);
 });
