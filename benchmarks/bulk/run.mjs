@@ -26,11 +26,15 @@
 // process may use every core; split: the process under test on core 0,
 // this process and the target site on core 1, as bench:scrape does),
 // BENCH_DATA (the benchmark directory holding html/), BENCH_SERVER_ARGS
-// (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+// (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
+// BENCH_SERVER_ROOT (run the server from another build, e.g. a prototype
+// made by prototype-pool.mjs; default this checkout), BENCH_OUT (where the
+// JSON goes; default benchmarks/results/bulk.json), BENCH_SERVER_LOG=1 (copy
+// the server's output here).
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { pssBytes, rssBytes } from '../scrape/procs.mjs';
@@ -54,13 +58,15 @@ const SAMPLE_MS = setting('BENCH_SAMPLE_MS', 100, 1);
 const PIN = env.BENCH_PIN ?? 'none';
 const DATA_DIR = env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extraction', 'zyte-article-benchmark');
 const SERVER_ARGS = (env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+const SERVER_ROOT = env.BENCH_SERVER_ROOT ?? root;
+const OUT = env.BENCH_OUT ?? join(root, 'benchmarks/results/bulk.json');
 const EXTRACTORS = { extract_links: true, extract_images: true, extract_schema: true, extract_meta: true, main_content: true, markdown: true };
 const TARGET_RATIO = 0.5;
 
 if (SWEEP.some((c) => !Number.isInteger(c) || c < 1)) fail(2, 'BENCH_SWEEP: comma-separated integers >= 1');
 if (PIN !== 'none' && PIN !== 'split') fail(2, 'BENCH_PIN must be none or split');
 if (process.platform !== 'linux') fail(1, 'bench:bulk reads /proc: Linux only');
-if (!existsSync(join(root, 'dist/adapters/cli/main.js'))) fail(1, 'dist/ is missing: run `npm run build` first (npm run bench:bulk does it)');
+if (!existsSync(join(SERVER_ROOT, 'dist/adapters/cli/main.js'))) fail(1, 'dist/ is missing: run `npm run build` first (npm run bench:bulk does it)');
 
 function fail(code, message) {
   console.error(message);
@@ -92,6 +98,19 @@ function hwmBytes(pid) {
 /** Start a new VmHWM window (Linux >= 4.0: writing 5 to clear_refs resets the peak to the current RSS). */
 function resetHwm(pid) {
   try { writeFileSync(`/proc/${pid}/clear_refs`, '5'); return true; } catch { return false; }
+}
+
+const TICK_S = 1 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
+/** CPU seconds (user + system) of a process, all threads, and of its main thread alone. */
+function cpuTimes(pid) {
+  const ofStat = (path) => {
+    try {
+      const stat = readFileSync(path, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * TICK_S;
+    } catch { return 0; }
+  };
+  return { all: ofStat(`/proc/${pid}/stat`), main: ofStat(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** Samples RSS and PSS of one process every SAMPLE_MS until stopped; returns the peaks. */
@@ -142,11 +161,15 @@ async function launchServer() {
   const childEnv = { ...env, HOST: '127.0.0.1', PORT: '0', SCOUR_DATA_DIR: dataDir, SCOUR_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' };
   // Embedded configuration (SQLite, in-process limiter); nothing inherited that would change it.
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS']) delete childEnv[k];
-  const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: SERVER_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   owned.server = child;
   let out = '';
-  child.stdout.on('data', (d) => { out = (out + d).slice(-50_000); });
-  child.stderr.on('data', (d) => { out = (out + d).slice(-50_000); });
+  for (const s of [child.stdout, child.stderr]) {
+    s.on('data', (d) => {
+      out = (out + d).slice(-50_000);
+      if (env.BENCH_SERVER_LOG === '1') process.stderr.write(d);
+    });
+  }
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${out}`);
@@ -179,23 +202,28 @@ function itemProblem(item) {
 async function scourRound(server, urls, concurrency) {
   const hwmReset = resetHwm(server.pid);
   const stop = watchMemory(server.pid);
+  const cpu0 = cpuTimes(server.pid);
   const t0 = performance.now();
   const res = await fetch(`${server.base}/v1/scrape/bulk`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ urls, ...EXTRACTORS, concurrent_requests: concurrency }),
   });
-  const text = await res.text();
+  const headMs = performance.now() - t0;
+  // The last byte received ends the time; turning 23 MiB into a string is the client's business.
+  const bytes = await res.arrayBuffer();
   const wallMs = performance.now() - t0;
+  const cpu1 = cpuTimes(server.pid);
   const mem = stop();
   const hwm = hwmReset ? hwmBytes(server.pid) : undefined;
+  const text = new TextDecoder().decode(bytes);
   if (res.status !== 200) throw new Error(`bulk answered ${res.status}: ${text.slice(0, 500)}`);
   const body = JSON.parse(text);
   const problems = body.results.map((it, i) => [i, itemProblem(it)]).filter(([, p]) => p !== undefined);
   return {
-    wall_ms: wallMs, processing_time_s: body.processing_time, succeeded: body.succeeded, total: body.total,
-    problems: problems.slice(0, 5).map(([i, p]) => `${urls[i]}: ${p}`), response_bytes: Buffer.byteLength(text),
-    credits_used: body.credits_used, peak_rss: hwm ?? mem.rss_sampled, peak_rss_source: hwm ? 'VmHWM' : 'sampled', peak_pss: mem.pss_sampled,
+    wall_ms: wallMs, first_byte_ms: headMs, processing_time_s: body.processing_time, succeeded: body.succeeded, total: body.total,
+    problems: problems.slice(0, 5).map(([i, p]) => `${urls[i]}: ${p}`), response_bytes: bytes.byteLength,
+    credits_used: body.credits_used, server_cpu_s: cpu1.all - cpu0.all, server_main_thread_cpu_s: cpu1.main - cpu0.main, peak_rss: hwm ?? mem.rss_sampled, peak_rss_source: hwm ? 'VmHWM' : 'sampled', peak_pss: mem.pss_sampled,
   };
 }
 
@@ -233,9 +261,11 @@ function cheerioRound(urls, warmUrls, concurrency) {
 }
 
 const fmt = (ms) => (ms / 1000).toFixed(3);
+const fmtS = (xs) => median(xs).toFixed(2);
 const mib = (b) => (b / MiB).toFixed(0);
 
 let status = 0;
+let serverLog;
 try {
   const site = await startStaticSite(join(DATA_DIR, 'html'));
   owned.site = site;
@@ -244,6 +274,7 @@ try {
   const urlsFor = (tag) => ids.map((id) => site.url(id, `?${tag}`));
 
   const server = await launchServer();
+  serverLog = server.log;
   console.log(`target site ${site.base}: ${ids.length} of ${site.ids.length} pages; Scour pid ${server.pid} at ${server.base} (${server.usage.plan ?? 'plan ?'}, ${server.usage.credits_remaining} credits)`);
   pinTo(server.pid, '0');
   pinTo(process.pid, canPin ? '1' : `0-${cores - 1}`);
@@ -301,7 +332,9 @@ try {
     `| Scour bulk, all extractors | ${fmt(scour.median_ms)} | ${fmt(scour.min_ms)} | ${pick('scour', 'wall_ms').map(fmt).join(', ')} | ${mib(scour.peak_rss_max)} | ${mib(scour.peak_pss_max)} | ${pick('scour', 'succeeded').join(', ')} |`,
     `| Crawlee CheerioCrawler | ${fmt(cheerio.median_ms)} | ${fmt(cheerio.min_ms)} | ${pick('cheerio', 'wall_ms').map(fmt).join(', ')} | ${mib(cheerio.peak_rss_max)} | ${mib(cheerio.peak_pss_max)} | ${pick('cheerio', 'pages').join(', ')} |`,
     '',
-    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}). Answer size ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB; server processing_time median ${median(pick('scour', 'processing_time_s')).toFixed(3)} s. Peak RSS: VmHWM (Scour: reset before each request; Cheerio: the crawler process's lifetime, warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
+    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}).`,
+    '',
+    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, first byte at ${fmt(median(pick('scour', 'first_byte_ms')))} s, last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB. Peak RSS: VmHWM (Scour's server: reset before each request; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
     '',
   ];
   if (sweep.length) {
@@ -322,20 +355,20 @@ try {
     machine: { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores, memory_bytes: totalmem(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'latin1').trim() },
     settings: {
       rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP,
-      sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS,
+      sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS, server_root: SERVER_ROOT === root ? 'this checkout' : SERVER_ROOT,
       plan: server.usage.plan ?? 'unicorn (bootstrap key)', body: { ...EXTRACTORS, concurrent_requests: CONCURRENCY },
       configuration: 'embedded (SQLite, in-process limiter), fresh data directory', target: 'loopback node:http serving the Zyte pages decompressed',
     },
     scour, cheerio, ratio_median: ratio, target_ratio: TARGET_RATIO,
     rounds, sweep, fastest_concurrency: best?.concurrent_requests ?? null, warmup: warm, targets, unit: { time: 'ms', memory: 'bytes' },
   };
-  mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
-  writeFileSync(join(root, 'benchmarks/results/bulk.json'), `${JSON.stringify(result, null, 2)}\n`);
-  console.log('\nwrote benchmarks/results/bulk.json');
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nwrote ${relative(process.cwd(), OUT) || OUT}`);
 } catch (e) {
   status = 1;
   console.error(`bench:bulk failed: ${e?.stack ?? e}`);
-  if (owned.server) console.error('(server output above is in the error when it failed to start)');
+  if (serverLog) console.error(`server output (tail):\n${serverLog().slice(-4000)}`);
 } finally {
   await teardown();
 }

@@ -68,8 +68,26 @@ export function rawText(root: AnyNode): string {
   return parts.join('');
 }
 
-/** Collapse runs of whitespace to one space and trim. */
-export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
+/** The characters \s matches (and trim() removes): ECMAScript WhiteSpace and LineTerminator. */
+export function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+const SPACE_RUNS = /\s+/g;
+/** Whitespace that collapsing would change: any but a plain space, or two in a row. */
+const UNCOLLAPSED = /[^\S ]|\s\s/;
+
+/**
+ * `s` with runs of whitespace collapsed to one space and trimmed, as
+ * s.replace(/\s+/g, ' ').trim() gives, without building a copy when there
+ * is nothing to collapse (most text nodes: words separated by single spaces).
+ */
+export function collapse(s: string): string {
+  const t = s.trim();
+  return UNCOLLAPSED.test(t) ? t.replace(SPACE_RUNS, ' ') : t;
+}
 
 /** The document's <html>, <head> and <body> (the document itself when missing). */
 export function structure(doc: Document): { head: ParentNode | undefined; body: ParentNode } {

@@ -4,7 +4,7 @@
  * <pre> keeps its own, table cells are tab separated, and never more than
  * one blank line in a row. Shared by text_content and main_content.
  */
-import { isElement, isHidden, isTextNode, type AnyNode, type Element, type ParentNode } from './dom.js';
+import { collapse, isElement, isHidden, isSpace, isTextNode, type AnyNode, type Element, type ParentNode } from './dom.js';
 
 /** Never readable text. */
 export const NON_TEXT_TAGS: ReadonlySet<string> = new Set([
@@ -26,10 +26,6 @@ export const BLOCK_TAGS: ReadonlySet<string> = new Set([
   'noframes', 'picture', 'output', 'search',
 ]);
 
-const WS = /\s+/g;
-const LEAD_WS = /^\s/;
-const TRAIL_WS = /\s$/;
-
 /** Accumulates text with pending separators so whitespace never doubles up. */
 export class TextBuilder {
   private readonly parts: string[] = [];
@@ -41,10 +37,10 @@ export class TextBuilder {
   /** Inline text: whitespace collapses to one space, none at line starts. */
   text(data: string): void {
     if (data === '') return;
-    if (LEAD_WS.test(data)) this.space(' ');
-    const words = data.replace(WS, ' ').trim();
+    if (isSpace(data.charCodeAt(0))) this.space(' ');
+    const words = collapse(data);
     if (words !== '') this.emit(words);
-    if (TRAIL_WS.test(data)) this.space(' ');
+    if (isSpace(data.charCodeAt(data.length - 1))) this.space(' ');
   }
 
   /** Preformatted text, kept as is (line breaks inside included). */
