@@ -179,6 +179,8 @@ export interface JobStore {
    * With `jobId`, only that job, on the same conditions.
    */
   claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>;
+  /** Jobs 'running' now, with the worker holding each (for finding holders that died on this machine). */
+  runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable>;
   /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable>;
   /**

@@ -8,8 +8,9 @@
  * retry schedule. The same runner serves the embedded mode (woken by the
  * API process itself) and `scour worker` (fed by BullMQ, see ./bullmq.ts).
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Cause, Effect, Exit } from 'effect';
 import type { ServiceUnavailable } from '../../core/errors.js';
 import { JobFailure, type ClaimedJob, type DueDelivery, type JobExecutor, type JobStore, type JobView } from '../../core/jobs.js';
@@ -43,6 +44,39 @@ export interface RunnerOptions {
 
 const run = <A>(e: Effect.Effect<A, ServiceUnavailable>): Promise<A> => Effect.runPromise(e);
 
+/**
+ * This machine, as of this boot: the host name and a digest of the kernel's
+ * boot id (so a pid is only ever judged on the machine, and the boot, it
+ * belongs to, even where containers on several machines share a host name).
+ */
+function machineTag(): string {
+  let boot = 'noboot';
+  try {
+    boot = createHash('sha256').update(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()).digest('hex').slice(0, 8);
+  } catch {
+    // Not Linux: dead holders are then only recovered by their lease.
+  }
+  return `${hostname().replaceAll(':', '_')}:${boot}`;
+}
+
+/** Worker ids are `<host>:<boot>:<pid>:<random>`. */
+export function workerIdFor(pid: number, tag = machineTag()): string {
+  return `${tag}:${pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** A worker id of this machine and boot whose process no longer exists (it was killed): its jobs need not wait for their leases. */
+export function isDeadLocalWorker(workerId: string, tag: string): boolean {
+  if (!workerId.startsWith(`${tag}:`) || tag.endsWith(':noboot')) return false;
+  const pid = Number(workerId.slice(tag.length + 1).split(':')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 export class JobRunner {
   readonly workerId: string;
   private readonly active = new Map<string, AbortController>();
@@ -54,8 +88,10 @@ export class JobRunner {
   private sendAgain = false;
   private stopping = false;
 
+  private readonly tag = machineTag();
+
   constructor(private readonly o: RunnerOptions) {
-    this.workerId = o.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.workerId = o.workerId ?? workerIdFor(process.pid, this.tag);
   }
 
   /** Start polling: jobs left by a dead process and due deliveries are picked up from here on. */
@@ -93,6 +129,7 @@ export class JobRunner {
 
   private async pump(): Promise<void> {
     if (this.o.executor() === undefined) return;
+    await this.releaseDeadHolders();
     while (!this.stopping && this.active.size < this.o.concurrency) {
       let claimed: ClaimedJob | undefined;
       try {
@@ -103,6 +140,25 @@ export class JobRunner {
       }
       if (claimed === undefined) return;
       this.track(claimed);
+    }
+  }
+
+  /**
+   * A job held by a process of this machine that no longer exists (killed,
+   * crashed) is released at once instead of after its lease: a server
+   * restarted after `kill -9` resumes its jobs within a second.
+   */
+  private async releaseDeadHolders(): Promise<void> {
+    let running: readonly { jobId: string; workerId: string }[];
+    try {
+      running = await run(this.o.store.runningJobs());
+    } catch {
+      return;
+    }
+    for (const r of running) {
+      if (!isDeadLocalWorker(r.workerId, this.tag)) continue;
+      const released = await run(this.o.store.renewLease(r.jobId, r.workerId, this.o.clock.now())).catch(() => false);
+      if (released) this.o.logger.info({ job_id: r.jobId, dead_worker: r.workerId }, 'released the job of a dead process on this machine');
     }
   }
 

@@ -15,7 +15,8 @@ import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobFailure, type JobExecutor, type JobView } from '../../core/jobs.js';
 import type { Logger } from '../../core/ports.js';
-import { JobRunner, type RunnerOptions } from '../../adapters/jobs/runner.js';
+import { spawnSync } from 'node:child_process';
+import { isDeadLocalWorker, JobRunner, workerIdFor, type RunnerOptions } from '../../adapters/jobs/runner.js';
 import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
 import { sqliteJobStore, type SqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
 import { deliverWebhook } from '../../adapters/webhooks/deliver.js';
@@ -162,6 +163,28 @@ describe('JobRunner', () => {
     expect((await run(accounts.getAccount(a.id)))!.balance).toBe(100 - 24);
     expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'completed' });
     await second.stop();
+  });
+
+  it('releases at once a job held by a dead process of this machine; another machine\'s holder waits for its lease', async () => {
+    const a = await newAccount(100);
+    // A pid that existed and is gone: a process that ran and exited.
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = workerIdFor(deadPid);
+    expect(isDeadLocalWorker(dead, dead.split(':').slice(0, 2).join(':'))).toBe(true);
+    expect(isDeadLocalWorker(workerIdFor(process.pid), dead.split(':').slice(0, 2).join(':'))).toBe(false);
+    const mine = await newJob(a.id, 2, null);
+    const foreign = await newJob(a.id, 2, null);
+    const now = Date.now();
+    expect(await run(jobs.claimJob(dead, now, 60_000, mine.id))).toBeDefined();
+    expect(await run(jobs.claimJob(`elsewhere:0badb007:${deadPid}:00000000`, now, 60_000, foreign.id))).toBeDefined();
+    const r = runner(stepper(1), { leaseMs: 60_000 });
+    r.start();
+    await until(async () => (await run(jobs.getJob(mine.id, a.id)))!.status === 'completed', 5000);
+    // The foreign holder's pid means nothing here: its job keeps its lease.
+    await sleep(300);
+    expect(await run(jobs.getJob(foreign.id, a.id))).toMatchObject({ status: 'running', workerId: `elsewhere:0badb007:${deadPid}:00000000` });
+    await r.stop();
+    await run(jobs.completeJob(foreign.id, `elsewhere:0badb007:${deadPid}:00000000`, Date.now(), 'completed'));
   });
 
   it('retries a failing receiver on the schedule, then gives up; a refused callback is not retried', async () => {

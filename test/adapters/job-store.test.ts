@@ -184,6 +184,7 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     const job = await newJob(a.id);
     const now = tick();
     expect(await run(jobs.claimJob('w1', now, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });
+    expect(await run(jobs.runningJobs())).toEqual([{ jobId: job.id, workerId: 'w1' }]);
     expect(await run(jobs.claimJob('w2', now, LEASE, job.id))).toBeUndefined();
     expect(await run(jobs.claimJob('w2', now, LEASE, 'no-such-job'))).toBeUndefined();
     expect(await run(jobs.claimJob('w2', now + LEASE, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });

@@ -86,7 +86,8 @@ describe('bulk jobs survive SIGKILL (embedded, SQLite)', () => {
   });
 
   it('a server killed mid-job finishes it after a restart: webhook delivered, every URL billed once', async () => {
-    const env = baseEnvFor(dir);
+    // A long lease: the restarted server must not wait for it (the dead holder was on this machine).
+    const env = { ...baseEnvFor(dir), SCOUR_JOB_LEASE: '120' };
     const acct = await makeAccount(env, dir, 1000);
     const first = await startProcess('first', 'serve', env, dir, children);
     rx = await startWebhookReceiver({ secret: await secretOf(first.url, acct.account_id) });
@@ -105,6 +106,7 @@ describe('bulk jobs survive SIGKILL (embedded, SQLite)', () => {
 
     const second = await startProcess('second', 'serve', env, dir, children);
     const [hook] = await rx.waitFor(1, 30_000);
+    expect(second.out()).toContain('released the job of a dead process on this machine');
     expect(hook!.verified).toBe(true);
     const data = (hook!.body as { data: any }).data;
     expect(data.status).toBe('completed');

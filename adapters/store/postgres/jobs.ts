@@ -73,6 +73,7 @@ const SQL = {
     )
     RETURNING id, account_id AS "accountId"`,
   renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
+  running: `SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`,
   finishItem: `
     UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8
     FROM bulk_jobs j
@@ -188,6 +189,10 @@ export class PostgresJobStore implements JobStore {
     return jobId === undefined
       ? this.query('claimJob', [workerId, now, leaseMs], pick)
       : this.query('claimThisJob', [workerId, now, leaseMs, jobId], pick);
+  }
+
+  runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
+    return this.query<{ jobId: string; workerId: string }, readonly { jobId: string; workerId: string }[]>('running', [], (r) => r.rows);
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {

@@ -64,6 +64,7 @@ function prepare(db: Database.Database) {
                 WHERE id = ? AND (status = 'queued' OR (status = 'running' AND lease_until <= ?))`),
     takeJob: p(`UPDATE bulk_jobs SET status = 'running', worker_id = ?, lease_until = ?, started_at = coalesce(started_at, ?) WHERE id = ?`),
     renew: p(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
+    running: p(`SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`),
     finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?
                    WHERE job_id = ? AND idx = ? AND status = 'pending'`),
     refuseItem: p(`UPDATE bulk_items SET status = 'failed', result = NULL, error = ? WHERE job_id = ? AND idx = ?`),
@@ -205,6 +206,10 @@ export class SqliteJobStore implements JobStore {
 
   claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
     return this.run(() => this.claimTx(workerId, now, leaseMs, jobId));
+  }
+
+  runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
+    return this.run(() => this.s.running.all() as { jobId: string; workerId: string }[]);
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
