@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, MAIN, runCli, TSX } from '../support/cli.js';
+import { baseEnv, MAIN, pooled, runCli, TSX } from '../support/cli.js';
 import { freshDatabase, type FreshDatabase } from '../support/services.js';
 
 const KEY = /^sk_[A-Za-z0-9_-]{43}$/;
@@ -30,20 +30,6 @@ const json = (r: Result): any => {
   expect(r.code, `exit ${r.code}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(0);
   return JSON.parse(r.out);
 };
-
-/** Run tasks at most `width` at a time (each CLI run is a whole Node process). */
-async function pooled<T>(tasks: readonly (() => Promise<T>)[], width = 3): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
-  return results;
-}
 
 const occurrences = (text: string, needle: string): number => text.split(needle).length - 1;
 

@@ -13,7 +13,7 @@ import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobStore } from '../../core/jobs.js';
 import { openStore } from '../../config/store.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { pooled, runCli, type CliResult } from '../support/cli.js';
 import { freshDatabase, type FreshDatabase } from '../support/services.js';
 
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
@@ -34,20 +34,6 @@ function expectFailure(r: CliResult, code: 1 | 2, message: string | RegExp, labe
   if (typeof message === 'string') expect(first, label).toContain(message);
   else expect(first, label).toMatch(message);
   expect(r.err, label).not.toMatch(/^\s+at /m);
-}
-
-/** Run tasks at most `width` at a time (each CLI run is a whole Node process). */
-async function pooled<T>(tasks: readonly (() => Promise<T>)[], width = 3): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
-  return results;
 }
 
 const STORES = ['sqlite', 'postgres'] as const;

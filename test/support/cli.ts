@@ -34,3 +34,17 @@ export function runCli(args: readonly string[], env: Record<string, string>, cwd
     });
   });
 }
+
+/** Run tasks at most `width` at a time (each CLI run is a whole Node process). */
+export async function pooled<T>(tasks: readonly (() => Promise<T>)[], width = 3): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
+  return results;
+}
