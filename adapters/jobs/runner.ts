@@ -15,6 +15,7 @@ import { Cause, Effect, Exit } from 'effect';
 import type { ServiceUnavailable } from '../../core/errors.js';
 import { JobFailure, type ClaimedJob, type DueDelivery, type JobExecutor, type JobStore, type JobView } from '../../core/jobs.js';
 import type { Clock, Logger } from '../../core/ports.js';
+import { newDeliveryId } from '../webhooks/deliver.js';
 import { buildPayload, nextAttemptDelayMs, type DeliveryAttempt, type WebhookEvent, type WebhookPayload } from '../../core/webhooks.js';
 
 export interface RunnerOptions {
@@ -248,7 +249,7 @@ export class JobRunner {
       }
       const event: WebhookEvent = status === 'completed' ? 'bulk_scrape.completed' : 'bulk_scrape.failed';
       const now = clock.now();
-      const delivery = job.callbackUrl === null ? undefined : { id: randomDeliveryId(), event, nextAttemptAt: now };
+      const delivery = job.callbackUrl === null ? undefined : { id: newDeliveryId(), event, nextAttemptAt: now };
       const closed = await run(store.completeJob(jobId, this.workerId, now, status, delivery));
       logger.info({ job_id: jobId, status, closed, ms: now - startedAt }, 'job finished');
       if (closed && delivery !== undefined) this.wakeDeliveries();
@@ -322,6 +323,3 @@ export class JobRunner {
   }
 }
 
-function randomDeliveryId(): string {
-  return `dlv_${randomBytes(16).toString('hex')}`;
-}

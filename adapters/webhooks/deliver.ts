@@ -5,7 +5,7 @@
  * the URL it registered). Never throws: every outcome is a DeliveryAttempt
  * for the job's record; scheduling retries is the caller's (core/webhooks.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import { fetchGuarded, type Resolver } from '../egress/index.js';
 import { BadRequest, TargetNotAllowed, isApiFailure } from '../../core/errors.js';
@@ -42,7 +42,7 @@ export interface DeliverWebhookOptions {
 
 /** A delivery id: stable across the attempts of one delivery. */
 export function newDeliveryId(): string {
-  return randomUUID();
+  return `dlv_${randomBytes(16).toString('hex')}`;
 }
 
 function excerpt(body: Buffer): string {
