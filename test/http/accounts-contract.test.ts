@@ -10,11 +10,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPlanOverrides, DEFAULT_PLANS } from '../../config/plans.js';
 import { billableOperation } from '../fixtures/plugins/billable.js';
+import { call, expectErrorBody, ISO, type Reply } from '../support/http.js';
 import { startScourIn, type AdapterKind, type ConfigKind, type Running } from '../support/server.js';
 
 const MATRIX: ReadonlyArray<readonly [ConfigKind, AdapterKind]> = [['embedded', 'uws'], ['shared', 'uws'], ['embedded', 'node']];
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY = /^sk_[A-Za-z0-9_-]{43}$/;
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-window'] as const;
 const UPGRADE_URL = '/dashboard/billing';
@@ -29,44 +29,6 @@ const PLANS = applyPlanOverrides(DEFAULT_PLANS, {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
-}
-
-async function call(url: string, method: string, opts: { auth?: string | undefined; body?: unknown; signal?: AbortSignal } = {}): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (opts.auth !== undefined) headers.authorization = opts.auth;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, {
-    method,
-    headers,
-    ...(opts.body === undefined ? {} : { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // keep the text
-  }
-  return { status: res.status, headers: res.headers, text, body };
-}
-
-function expectErrorBody(r: Reply, status: number, code: string): void {
-  expect(r.status, r.text).toBe(status);
-  expect(typeof r.body.error).toBe('string');
-  expect(r.body.error.length).toBeGreaterThan(0);
-  expect(r.body.code).toBe(code);
-  expect(typeof r.body.request_id).toBe('string');
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-  expect(r.body.timestamp).toMatch(ISO);
-  expect(Math.abs(Date.parse(r.body.timestamp) - Date.now())).toBeLessThan(60_000);
-}
 
 function expectRateHeaders(r: Reply): void {
   for (const h of RATE_HEADERS) {

@@ -14,50 +14,15 @@ import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../adapters/webhooks/sign.js';
 import { WEBHOOK_SIGNATURE_HEADER } from '../../core/webhooks.js';
+import { call, expectErrorBody, ISO, type Reply } from '../support/http.js';
 import { startScourIn, type AdapterKind, type ConfigKind, type Running } from '../support/server.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const MATRIX: ReadonlyArray<readonly [ConfigKind, AdapterKind]> = [['embedded', 'uws'], ['shared', 'uws'], ['embedded', 'node']];
 const ADMIN_TOKEN = 'admin-webhooks-token-0123456789';
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const DAY_MS = 86_400_000;
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
-}
-
-/** `body` a string: sent as is (malformed JSON); undefined: no body at all. */
-async function call(url: string, method: string, opts: { auth?: string | undefined; body?: unknown } = {}): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (opts.auth !== undefined) headers.authorization = opts.auth;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, {
-    method,
-    headers,
-    ...(opts.body === undefined ? {} : { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }),
-  });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // keep the text
-  }
-  return { status: res.status, headers: res.headers, text, body };
-}
-
-function expectErrorBody(r: Reply, status: number, code: string): void {
-  expect(r.status, r.text).toBe(status);
-  expect(typeof r.body.error).toBe('string');
-  expect(r.body.code).toBe(code);
-  expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-  expect(r.body.timestamp).toMatch(ISO);
-}
 
 function expectValidation(r: Reply, field: string, label: string): void {
   expect(r.status, `${label}: ${r.text}`).toBe(400);

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, MAIN, pooled, runCli, TSX } from '../support/cli.js';
+import { baseEnv, MAIN, pooled, runCli, TSX, expectCliFailure as expectFailure, okJson as json } from '../support/cli.js';
 import { freshDatabase, type FreshDatabase } from '../support/services.js';
 
 const KEY = /^sk_[A-Za-z0-9_-]{43}$/;
@@ -26,23 +26,7 @@ interface Result {
 /** Run one CLI command to completion (killed after 45 s: each run transpiles and loads the app, slow on a busy machine). */
 const cli = (env: Record<string, string>, cwd: string, ...args: string[]): Promise<Result> => runCli(args, env, cwd, 45_000);
 
-const json = (r: Result): any => {
-  expect(r.code, `exit ${r.code}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(0);
-  return JSON.parse(r.out);
-};
-
 const occurrences = (text: string, needle: string): number => text.split(needle).length - 1;
-
-/** A refused or malformed command: its exit code, a one-line reason, no stack trace. */
-function expectFailure(r: Result, code: 1 | 2, message: string | RegExp, label: string): void {
-  expect(r.code, `${label}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(code);
-  expect(r.out, label).toBe('');
-  const first = r.err.split('\n')[0]!;
-  expect(first.startsWith('scour: '), label).toBe(true);
-  if (typeof message === 'string') expect(first, label).toContain(message);
-  else expect(first, label).toMatch(message);
-  expect(r.err, label).not.toMatch(/^\s+at /m);
-}
 
 const STORES = ['sqlite', 'postgres'] as const;
 

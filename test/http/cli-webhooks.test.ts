@@ -13,28 +13,12 @@ import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobStore } from '../../core/jobs.js';
 import { openStore } from '../../config/store.js';
-import { pooled, runCli, type CliResult } from '../support/cli.js';
+import { expectCliFailure as expectFailure, okJson as json, pooled, runCli } from '../support/cli.js';
 import { freshDatabase, type FreshDatabase } from '../support/services.js';
 
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const ANY_SECRET = /whsec_[A-Za-z0-9_-]{43}/g;
 const DAY_MS = 86_400_000;
-
-const json = (r: CliResult): any => {
-  expect(r.code, `exit ${r.code}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(0);
-  return JSON.parse(r.out);
-};
-
-/** A refused or malformed command: its exit code, a one-line reason, no stack trace. */
-function expectFailure(r: CliResult, code: 1 | 2, message: string | RegExp, label: string): void {
-  expect(r.code, `${label}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(code);
-  expect(r.out, label).toBe('');
-  const first = r.err.split('\n')[0]!;
-  expect(first.startsWith('scour: '), label).toBe(true);
-  if (typeof message === 'string') expect(first, label).toContain(message);
-  else expect(first, label).toMatch(message);
-  expect(r.err, label).not.toMatch(/^\s+at /m);
-}
 
 const STORES = ['sqlite', 'postgres'] as const;
 

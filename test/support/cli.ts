@@ -1,5 +1,6 @@
 /** The real `scour` command, run from the TypeScript sources with tsx, for the CLI and multi-process suites. */
 import { spawn } from 'node:child_process';
+import { expect } from 'vitest';
 import { join } from 'node:path';
 
 export const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
@@ -47,4 +48,21 @@ export async function pooled<T>(tasks: readonly (() => Promise<T>)[], width = 3)
   };
   await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
   return results;
+}
+
+/** The command succeeded: its stdout as JSON. */
+export function okJson(r: CliResult): any {
+  expect(r.code, `exit ${r.code}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(0);
+  return JSON.parse(r.out);
+}
+
+/** A refused or malformed command: its exit code, a one-line reason, no stack trace. */
+export function expectCliFailure(r: CliResult, code: 1 | 2, message: string | RegExp, label: string): void {
+  expect(r.code, `${label}\nstdout:\n${r.out}\nstderr:\n${r.err}`).toBe(code);
+  expect(r.out, label).toBe('');
+  const first = r.err.split('\n')[0]!;
+  expect(first.startsWith('scour: '), label).toBe(true);
+  if (typeof message === 'string') expect(first, label).toContain(message);
+  else expect(first, label).toMatch(message);
+  expect(r.err, label).not.toMatch(/^\s+at /m);
 }
