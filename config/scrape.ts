@@ -4,6 +4,7 @@
  * provider, the built-in extractors, and the scrape operation with its
  * screenshot store.
  */
+import { nodeEgress } from '../adapters/egress/port.js';
 import type { PluginBase } from '../core/plugin.js';
 import type { BlobStore } from '../core/ports.js';
 import { builtinExtractors } from '../plugins/extractors/index.js';
@@ -35,8 +36,9 @@ export function scrapePlugins(settings: Settings, blobs: BlobStore): PluginBase[
     proxyRetries: PROXY_RETRIES,
   };
   return [
-    createHttpFetcher({ ...egress }),
-    createBrowserFetcher({ executablePath: settings.chromiumPath, maxPages: settings.browserPages, ...egress }),
+    // The fetchers reach the network through the Egress port; this is where they get the guard's implementation.
+    createHttpFetcher({ ...egress, egress: nodeEgress }),
+    createBrowserFetcher({ executablePath: settings.chromiumPath, maxPages: settings.browserPages, ...egress, egress: nodeEgress }),
     createConfiguredProxyProvider(proxies),
     ...builtinExtractors,
     createScrapeOperation(scrapeOptions),

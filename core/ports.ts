@@ -4,6 +4,7 @@
  */
 import type { Effect } from 'effect';
 import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from './accounts.js';
+import type { EgressPolicy } from './egress.js';
 import type { ServiceUnavailable } from './errors.js';
 
 export interface Clock {
@@ -182,4 +183,95 @@ export interface BlobStore {
   get(key: string, now: number): Promise<{ readonly data: Uint8Array; readonly contentType: string; readonly expiresAt: number } | undefined>;
   /** Delete expired blobs; returns how many. */
   sweep(now: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------
+// Egress: how plugins reach the network. Fetchers (and search providers,
+// research) get an implementation from the composition root, so a custom
+// fetcher or a test can be handed another one. The policy is core/egress.ts.
+
+/** One address a name resolved to. */
+export interface ResolvedAddress {
+  readonly address: string;
+  /** 4 or 6. */
+  readonly family: number;
+}
+
+/** A name resolver: every address of a name. Replaces DNS (tests map names to loopback); its answers are judged like DNS's. */
+export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+/** What decides whether an address may be reached, and how names are resolved for that decision. */
+export interface GuardedPolicy extends EgressPolicy {
+  readonly resolver?: Resolver | undefined;
+}
+
+/** An upstream proxy for one request. */
+export interface UpstreamProxy {
+  /** http://user:pass@host:port (or https://). Never appears in errors. */
+  readonly url: string;
+  /** Named in error details instead of the URL. */
+  readonly id?: string | undefined;
+}
+
+/** One guarded HTTP exchange. */
+export interface GuardedRequest extends GuardedPolicy {
+  readonly method?: string;
+  /** Sent as given (name case and order kept); Host, Content-Length, Connection and Transfer-Encoding are set by the guard. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  /** Cookies for the first URL's host; Set-Cookie answers are kept per host, sent back only to that host. */
+  readonly cookies?: Readonly<Record<string, string>>;
+  /** Default true. False returns a 3xx as it is. */
+  readonly followRedirects?: boolean;
+  readonly maxRedirects?: number;
+  /** Body bytes on the wire. */
+  readonly maxBodyBytes?: number;
+  /** Body bytes after Content-Encoding is undone. */
+  readonly maxDecodedBytes?: number;
+  /** The whole exchange, redirects and body included. */
+  readonly timeoutMs?: number;
+  /** The caller's cancellation. */
+  readonly signal?: AbortSignal | undefined;
+  readonly proxy?: UpstreamProxy | undefined;
+  /** How long a proxy may take to accept the connection (and answer CONNECT). */
+  readonly proxyConnectTimeoutMs?: number;
+  /** Default true: undo gzip, deflate and br. */
+  readonly decompress?: boolean;
+  /** TLS trust for targets (PEM), e.g. a private CA in tests. */
+  readonly tls?: { readonly ca?: string | readonly string[]; readonly rejectUnauthorized?: boolean };
+}
+
+export interface GuardedResponse {
+  /** The final URL, after redirects. */
+  readonly url: string;
+  readonly statusCode: number;
+  readonly statusMessage: string;
+  /** Lower-case names; repeated headers joined with ", " (set-cookie with "\n"). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly setCookies: readonly string[];
+  /** Decoded (decompressed) body. */
+  readonly body: Uint8Array;
+  readonly wireBytes: number;
+  /** The URLs that redirected, in order. */
+  readonly redirects: readonly string[];
+}
+
+/**
+ * The egress guard's I/O side, as plugins see it. Failures are the core's
+ * target errors (TargetNotAllowed, TargetUnreachable, TargetTimeout,
+ * TargetResponseInvalid), and the caller's abort reason when it aborts.
+ */
+export interface Egress {
+  /**
+   * One HTTP exchange with redirects under the policy: every hop's URL, its
+   * resolved addresses and the address actually connected are judged; the
+   * body is read under wire and decoded budgets; one deadline covers it all.
+   */
+  fetch(url: string, request: GuardedRequest): Promise<GuardedResponse>;
+  /**
+   * Every address of `hostname`, each judged (one refused address refuses
+   * the name); IP literals are judged without a lookup. Rejects with
+   * TargetNotAllowed, or TargetUnreachable when the name does not resolve.
+   */
+  resolveAll(hostname: string, policy: GuardedPolicy & { readonly signal?: AbortSignal | undefined }): Promise<ResolvedAddress[]>;
 }

@@ -23,46 +23,24 @@ import {
   BadRequest, TargetNotAllowed, TargetResponseInvalid, TargetTimeout, TargetUnreachable, isApiFailure, type ApiFailure,
 } from '../../core/errors.js';
 import { readBody } from './body.js';
-import { createGuardedLookup, guardSocket, resolveAllChecked, type Resolver } from './guard.js';
+import type { GuardedRequest, GuardedResponse as PortResponse, Resolver, UpstreamProxy } from '../../core/ports.js';
+import { createGuardedLookup, guardSocket, resolveAllChecked } from './guard.js';
 
 export const DEFAULT_MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_DECODED_BYTES = 50 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export interface ProxySpec {
-  /** http://user:pass@host:port (or https://). Never appears in errors. */
-  readonly url: string;
-  /** Named in error details instead of the URL. */
-  readonly id?: string | undefined;
-}
+/** An upstream proxy (core/ports.ts UpstreamProxy). */
+export type ProxySpec = UpstreamProxy;
 
-export interface FetchGuardedOptions extends EgressPolicy {
-  readonly method?: string;
-  /** Sent as given (name case and order kept); Host, Content-Length, Connection and Transfer-Encoding are set here. */
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: string | Uint8Array;
-  /** Cookies for the first URL's host; Set-Cookie answers are kept per host, sent back only to that host. */
-  readonly cookies?: Readonly<Record<string, string>>;
-  /** Default true. False returns a 3xx as it is. */
-  readonly followRedirects?: boolean;
-  readonly maxRedirects?: number;
-  /** Body bytes on the wire. */
-  readonly maxBodyBytes?: number;
-  /** Body bytes after Content-Encoding is undone. */
-  readonly maxDecodedBytes?: number;
-  /** The whole exchange, redirects and body included. */
-  readonly timeoutMs?: number;
-  /** The caller's cancellation. */
-  readonly signal?: AbortSignal | undefined;
-  readonly proxy?: ProxySpec | undefined;
-  /** How long a proxy may take to accept the connection (and answer CONNECT). Default min(10 s, timeout / 2). */
-  readonly proxyConnectTimeoutMs?: number;
-  /** Default true: undo gzip, deflate and br. */
-  readonly decompress?: boolean;
+/**
+ * The port's request (core/ports.ts GuardedRequest), plus what only code
+ * inside the adapters and tests may ask for: Buffer CAs and a lookup that
+ * replaces the guard's.
+ */
+export interface FetchGuardedOptions extends Omit<GuardedRequest, 'tls'> {
   readonly tls?: { readonly ca?: string | Buffer | ReadonlyArray<string | Buffer>; readonly rejectUnauthorized?: boolean };
-  /** Replaces dns.lookup for the guard; its answers are judged like DNS's. */
-  readonly resolver?: Resolver | undefined;
   /**
    * Replaces the guarded lookup outright: nothing judges its answers, only
    * the connected-address check does. For tests of that check, and callers
@@ -71,19 +49,9 @@ export interface FetchGuardedOptions extends EgressPolicy {
   readonly lookup?: LookupFunction | undefined;
 }
 
-export interface GuardedResponse {
-  /** The final URL, after redirects. */
-  readonly url: string;
-  readonly statusCode: number;
-  readonly statusMessage: string;
-  /** Lower-case names; repeated headers joined with ", " (set-cookie with "\n"). */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly setCookies: readonly string[];
+export interface GuardedResponse extends PortResponse {
   /** Decoded (decompressed) body. */
   readonly body: Buffer;
-  readonly wireBytes: number;
-  /** The URLs that redirected, in order. */
-  readonly redirects: readonly string[];
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

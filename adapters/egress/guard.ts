@@ -9,10 +9,12 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import type { LookupFunction, Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { addressVerdict, isMetadataHostname, parseIpLiteral, stripZone, type EgressPolicy } from '../../core/egress.js';
+import { abortable } from '../../core/abort.js';
 import { TargetNotAllowed, TargetUnreachable } from '../../core/errors.js';
+import type { Resolver } from '../../core/ports.js';
 
-/** A name resolver: every address of a name. */
-export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
+export { abortable };
+export type { Resolver };
 
 export interface EgressOptions extends EgressPolicy {
   /** Replaces dns.lookup (tests map names to loopback addresses); its answers are judged like DNS's. */
@@ -153,22 +155,5 @@ export function guardSocket(socket: Socket, policy: EgressPolicy, what: string):
     if (verdict !== true) {
       socket.destroy(notAllowed(`${what} connected to ${stripZone(remote ?? '?')}, which is not allowed: ${verdict}`));
     }
-  });
-}
-
-/** Reject when `signal` aborts (with its reason); the underlying work is not cancelled. */
-export function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) {
-    p.catch(() => undefined); // the abandoned promise may still fail later: not an unhandled rejection
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
   });
 }

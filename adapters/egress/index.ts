@@ -6,6 +6,7 @@
  */
 export { abortable, createGuardedLookup, guardSocket, resolveAllChecked, resolveAndCheck, systemResolver } from './guard.js';
 export type { EgressOptions, Resolver } from './guard.js';
+export { nodeEgress } from './port.js';
 export { decodersFor, readBody } from './body.js';
 export type { BodyLimits, ReadBody } from './body.js';
 export {

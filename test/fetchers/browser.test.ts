@@ -9,6 +9,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeEgress } from '../../adapters/egress/port.js';
+import type { Egress } from '../../core/ports.js';
 import { createBrowserFetcher, type BrowserFetcher } from '../../plugins/fetchers/browser/index.js';
 import type { FetchRequest } from '../../plugins/sdk/scrape.js';
 import { isApiFailure } from '../../core/errors.js';
@@ -199,7 +201,7 @@ beforeAll(async () => {
     return true;
   });
   target = await startSite('127.0.0.1', (url, req, res) => targetRoutes(url, req, res));
-  fetcher = createBrowserFetcher({ executablePath: CHROMIUM, maxPages: 4, allowPrivate: true, maxScreenshotHeight: 3000, maxBodyBytes: 1024 * 1024 });
+  fetcher = createBrowserFetcher({ egress: nodeEgress, executablePath: CHROMIUM, maxPages: 4, allowPrivate: true, maxScreenshotHeight: 3000, maxBodyBytes: 1024 * 1024 });
 });
 
 afterAll(async () => {
@@ -412,7 +414,7 @@ describe('browser egress', () => {
   it('refuses a loopback target when private addresses are not allowed; the target sees nothing', async () => {
     // A name the proxy resolves to loopback: it passes the URL check, so the proxy is what refuses it.
     const resolver = async (host: string) => (host === 'target.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
-    const guarded = createBrowserFetcher({ executablePath: CHROMIUM, maxPages: 2, allowPrivate: false, resolver });
+    const guarded = createBrowserFetcher({ egress: nodeEgress, executablePath: CHROMIUM, maxPages: 2, allowPrivate: false, resolver });
     try {
       const before = target.seen.length;
       const port = new URL(target.origin).port;
@@ -433,8 +435,29 @@ describe('browser egress', () => {
     }
   });
 
+  it('resolves every target through the Egress port it is given', async () => {
+    const asked: string[] = [];
+    const recording: Egress = {
+      fetch: (url, req) => nodeEgress.fetch(url, req),
+      resolveAll: (host, policy) => {
+        asked.push(host);
+        // The port decides: a made-up name resolves to the loopback site.
+        return host === 'via-port.test' ? Promise.resolve([{ address: '127.0.0.1', family: 4 }]) : nodeEgress.resolveAll(host, policy);
+      },
+    };
+    const own = createBrowserFetcher({ egress: recording, executablePath: CHROMIUM, maxPages: 1, allowPrivate: true });
+    try {
+      const port = new URL(target.origin).port;
+      const r = await own.fetch(request(`http://via-port.test:${port}/js`));
+      expect(r.statusCode).toBe(200);
+      expect(asked).toContain('via-port.test');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('with an allow-hook for 127.0.0.1 only: the page loads, its subresources never reach 127.0.0.2, a redirect there is refused', async () => {
-    const guarded = createBrowserFetcher({ executablePath: CHROMIUM, maxPages: 2, allowPrivate: false, allowAddress: (ip) => ip === '127.0.0.1' });
+    const guarded = createBrowserFetcher({ egress: nodeEgress, executablePath: CHROMIUM, maxPages: 2, allowPrivate: false, allowAddress: (ip) => ip === '127.0.0.1' });
     try {
       const r = await guarded.fetch(request(`${target.origin}/sub-forbidden`));
       expect(r.statusCode).toBe(200);
@@ -510,7 +533,7 @@ describe('browser egress', () => {
 
 describe('browser lifecycle', () => {
   it('stop() ends in-flight fetches and leaves no Chromium process of the pool alive', async () => {
-    const own = createBrowserFetcher({ executablePath: CHROMIUM, maxPages: 1, allowPrivate: true });
+    const own = createBrowserFetcher({ egress: nodeEgress, executablePath: CHROMIUM, maxPages: 1, allowPrivate: true });
     let t = performance.now();
     await own.start?.();
     timings.startWarmup = Math.round(performance.now() - t);

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { TargetNotAllowed, TargetResponseInvalid, TargetTimeout } from '../../core/errors.js';
+import { nodeEgress } from '../../adapters/egress/port.js';
+import type { Egress } from '../../core/ports.js';
 import { createHttpFetcher, DEFAULT_USER_AGENT } from '../../plugins/fetchers/http/index.js';
 import type { FetchRequest } from '../../plugins/sdk/scrape.js';
 import { ARTICLE_DIR, CHARSET_TEXT, startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -31,8 +33,38 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a failure');
 }
 
+describe('the Egress port', () => {
+  it('reaches the network only through the implementation it is given', async () => {
+    const calls: { url: string; allowPrivate: boolean; timeoutMs: number | undefined }[] = [];
+    const recording: Egress = {
+      fetch: (url, req) => {
+        calls.push({ url, allowPrivate: req.allowPrivate, timeoutMs: req.timeoutMs });
+        return nodeEgress.fetch(url, req);
+      },
+      resolveAll: (host, policy) => nodeEgress.resolveAll(host, policy),
+    };
+    const f = createHttpFetcher({ egress: recording, allowPrivate: true });
+    const res = await f.fetch(request(`${site.url}/html/simple`, { timeoutMs: 4321 }));
+    expect(res.statusCode).toBe(200);
+    expect(calls).toEqual([{ url: `${site.url}/html/simple`, allowPrivate: true, timeoutMs: 4321 }]);
+
+    // Another implementation entirely: nothing reaches the site, its answer is what the fetcher returns.
+    const hits = site.hitCount();
+    const canned: Egress = {
+      fetch: async (url) => ({
+        url, statusCode: 200, statusMessage: 'OK', headers: { 'content-type': 'text/html; charset=utf-8' }, setCookies: [],
+        body: new TextEncoder().encode('<p>from the port</p>'), wireBytes: 20, redirects: [],
+      }),
+      resolveAll: async () => [],
+    };
+    const offline = await createHttpFetcher({ egress: canned, allowPrivate: false }).fetch(request('http://example.test/'));
+    expect(offline.body).toBe('<p>from the port</p>');
+    expect(site.hitCount()).toBe(hits);
+  });
+});
+
 describe('refusals (private targets not allowed)', () => {
-  const fetcher = createHttpFetcher({ allowPrivate: false });
+  const fetcher = createHttpFetcher({ egress: nodeEgress, allowPrivate: false });
 
   it('is a fetcher plugin', () => {
     expect(fetcher).toMatchObject({ name: 'fetcher-http', kind: 'fetcher', mode: 'http' });
@@ -60,7 +92,7 @@ describe('refusals (private targets not allowed)', () => {
   });
 
   it('refuses a name that resolves to loopback after the lookup, before connecting', async () => {
-    const f = createHttpFetcher({ allowPrivate: false, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const f = createHttpFetcher({ egress: nodeEgress, allowPrivate: false, resolver: async () => [{ address: '127.0.0.1', family: 4 }] });
     const err = await failure(f.fetch(request(`http://www.example.test:${site.port}/html/simple`)));
     expect((err as TargetNotAllowed).reason).toBe('www.example.test resolves to 127.0.0.1, which is not allowed: 127.0.0.1 is a loopback address');
     expect(site.connections()).toBe(0);
@@ -68,21 +100,21 @@ describe('refusals (private targets not allowed)', () => {
 
   it.each(['file:///etc/passwd', 'ftp://127.0.0.1/x', 'data:text/html,<b>x</b>', 'javascript:alert(1)', 'gopher://127.0.0.1:70/_GET'])(
     'refuses the scheme of %s even with private targets allowed', async (url) => {
-      const err = await failure(createHttpFetcher({ allowPrivate: true }).fetch(request(url)));
+      const err = await failure(createHttpFetcher({ egress: nodeEgress, allowPrivate: true }).fetch(request(url)));
       expect(err).toBeInstanceOf(TargetNotAllowed);
       expect((err as TargetNotAllowed).reason).toMatch(/scheme is not allowed/);
     },
   );
 
   it('refuses credentials in the URL without echoing them', async () => {
-    const err = await failure(createHttpFetcher({ allowPrivate: true }).fetch(request(`http://admin:hunter2@127.0.0.1:${site.port}/echo`)));
+    const err = await failure(createHttpFetcher({ egress: nodeEgress, allowPrivate: true }).fetch(request(`http://admin:hunter2@127.0.0.1:${site.port}/echo`)));
     expect(err).toBeInstanceOf(TargetNotAllowed);
     expect(JSON.stringify((err as TargetNotAllowed).fields())).not.toContain('hunter2');
     expect(site.hitCount()).toBe(0);
   });
 
   it('refuses a redirect to a refused address, with zero hits there', async () => {
-    const f = createHttpFetcher({ allowPrivate: false, allowAddress: (ip) => ip === '127.0.0.1' });
+    const f = createHttpFetcher({ egress: nodeEgress, allowPrivate: false, allowAddress: (ip) => ip === '127.0.0.1' });
     const to = `${site.altUrl ?? `http://127.0.0.2:${site.port}`}/html/simple`;
     const err = await failure(f.fetch(request(`${site.url}/redirect/to?url=${encodeURIComponent(to)}`)));
     expect(err).toBeInstanceOf(TargetNotAllowed);
@@ -94,7 +126,7 @@ describe('refusals (private targets not allowed)', () => {
 });
 
 describe('fetching (private targets allowed)', () => {
-  const fetcher = createHttpFetcher({ allowPrivate: true });
+  const fetcher = createHttpFetcher({ egress: nodeEgress, allowPrivate: true });
 
   it('answers a page with status, lower-case headers, content type, body and timing', async () => {
     const url = `${site.url}/html/simple`;
@@ -122,7 +154,7 @@ describe('fetching (private targets allowed)', () => {
     expect((loop as TargetResponseInvalid).fields()).toMatchObject({ limit: 10 });
     expect(site.hitCount('/redirect/loop')).toBe(11);
     expect(await failure(fetcher.fetch(request(`${site.url}/redirect/chain/11`)))).toBeInstanceOf(TargetResponseInvalid);
-    const short = createHttpFetcher({ allowPrivate: true, maxRedirects: 2 });
+    const short = createHttpFetcher({ egress: nodeEgress, allowPrivate: true, maxRedirects: 2 });
     expect(await failure(short.fetch(request(`${site.url}/redirect/chain/3`)))).toBeInstanceOf(TargetResponseInvalid);
     await expect(short.fetch(request(`${site.url}/redirect/chain/2`))).resolves.toMatchObject({ statusCode: 200 });
   });
@@ -153,7 +185,7 @@ describe('fetching (private targets allowed)', () => {
   });
 
   it('stops a huge body at the wire limit, streamed or declared', async () => {
-    const small = createHttpFetcher({ allowPrivate: true, maxBodyBytes: 1024 * 1024 });
+    const small = createHttpFetcher({ egress: nodeEgress, allowPrivate: true, maxBodyBytes: 1024 * 1024 });
     for (const path of ['/huge?mb=200', '/huge?mb=200&length=1']) {
       const started = Date.now();
       const err = await failure(small.fetch(request(`${site.url}${path}`)));
@@ -183,7 +215,7 @@ describe('fetching (private targets allowed)', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(peak - rssBefore).toBeLessThan(100 * 1024 * 1024);
 
-    const tight = createHttpFetcher({ allowPrivate: true, maxDecodedBytes: 1024 * 1024 });
+    const tight = createHttpFetcher({ egress: nodeEgress, allowPrivate: true, maxDecodedBytes: 1024 * 1024 });
     const t2 = Date.now();
     expect(await failure(tight.fetch(request(`${site.url}/gzip-bomb`)))).toBeInstanceOf(TargetResponseInvalid);
     expect(Date.now() - t2).toBeLessThan(500);

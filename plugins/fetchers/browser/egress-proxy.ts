@@ -16,18 +16,26 @@ import http from 'node:http';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { addressVerdict, stripZone, type EgressPolicy } from '../../../core/egress.js';
+import { addressVerdict, stripZone } from '../../../core/egress.js';
 import { isApiFailure } from '../../../core/errors.js';
-import { resolveAllChecked, resolveAndCheck, type Resolver } from '../../../adapters/egress/guard.js';
+import type { Egress, GuardedPolicy } from '../../../core/ports.js';
 
-export interface EgressProxyOptions {
-  /** `deny` refuses everything (Chromium's own background traffic, the browser-wide default). */
-  readonly policy: (EgressPolicy & { readonly resolver?: Resolver | undefined }) | 'deny';
-  /** http://user:pass@host:port of an upstream proxy to chain to. */
-  readonly upstream?: string | undefined;
+interface CommonOptions {
   /** Bound of one outbound connect (the fetch's own bound closes the proxy anyway). */
   readonly connectTimeoutMs?: number;
 }
+
+export type EgressProxyOptions = CommonOptions & (
+  /** Refuses everything (Chromium's own background traffic, the browser-wide default). */
+  | { readonly policy: 'deny' }
+  | {
+    readonly policy: GuardedPolicy;
+    /** Resolves and judges target names (the Egress port). */
+    readonly egress: Egress;
+    /** http://user:pass@host:port of an upstream proxy to chain to. */
+    readonly upstream?: string | undefined;
+  }
+);
 
 /** What happened to one host:port. */
 export interface EgressOutcome {
@@ -78,7 +86,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   // One listener per pending connect or lookup; a busy page has dozens.
   setMaxListeners(0, closing.signal);
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
-  const upstream = options.upstream ? new URL(options.upstream) : undefined;
+  const guarded = options.policy === 'deny' ? undefined : options as Extract<EgressProxyOptions, { readonly egress: Egress }>;
+  const upstream = guarded?.upstream ? new URL(guarded.upstream) : undefined;
   const upstreamAuth = upstream && (upstream.username || upstream.password)
     ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`
     : undefined;
@@ -113,10 +122,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   /** Judge the target, then connect to it directly (no upstream). */
   const connectDirect = async (hostname: string, port: number): Promise<net.Socket> => {
-    if (options.policy === 'deny') throw new Refusal('the browser may not connect outside a fetch');
+    if (!guarded) throw new Refusal('the browser may not connect outside a fetch');
     let addresses: { address: string }[];
     try {
-      addresses = await resolveAllChecked(bare(hostname), { ...options.policy, signal: closing.signal });
+      addresses = await guarded.egress.resolveAll(bare(hostname), { ...guarded.policy, signal: closing.signal });
     } catch (e) {
       if (isApiFailure(e) && e.code === 'TARGET_NOT_ALLOWED') throw new Refusal((e.fields().validation_errors as { message: string }[])[0]?.message ?? e.message);
       if (isApiFailure(e)) throw new Error((e.fields().details as string | undefined) ?? e.message);
@@ -137,7 +146,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (!s) throw lastError ?? new Error(`no address of ${hostname} answered`);
     // Whatever resolved it, the peer the socket reached is what counts.
     const remote = s.remoteAddress;
-    const verdict = remote === undefined ? 'the connected address is unknown' : addressVerdict(remote, options.policy);
+    const verdict = remote === undefined ? 'the connected address is unknown' : addressVerdict(remote, guarded.policy);
     if (verdict !== true) {
       s.destroy();
       throw new Refusal(`${hostname} connected to ${stripZone(remote ?? '?')}, which is not allowed: ${verdict}`);
@@ -147,9 +156,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
 
   /** Judge the target by name only (the upstream proxy resolves it), then connect to the upstream. */
   const connectUpstream = async (hostname: string): Promise<net.Socket> => {
-    if (options.policy === 'deny') throw new Refusal('the browser may not connect outside a fetch');
+    if (!guarded) throw new Refusal('the browser may not connect outside a fetch');
     try {
-      await resolveAndCheck(bare(hostname), { ...options.policy, signal: closing.signal });
+      await guarded.egress.resolveAll(bare(hostname), { ...guarded.policy, signal: closing.signal });
     } catch (e) {
       if (isApiFailure(e) && e.code === 'TARGET_NOT_ALLOWED') throw new Refusal((e.fields().validation_errors as { message: string }[])[0]?.message ?? e.message);
       // A name we cannot resolve may still resolve at the upstream: let it try.

@@ -22,7 +22,8 @@ import type { FetcherPlugin, FetchRequest, FetchResult, ScreenshotSpec } from '.
 import { defineFetcher } from '../../sdk/scrape.js';
 import { BadRequest, InternalError, isApiFailure, ServiceUnavailable, TargetNotAllowed, TargetResponseInvalid, TargetTimeout, TargetUnreachable } from '../../../core/errors.js';
 import type { ApiFailure } from '../../../core/errors.js';
-import { abortable, type Resolver } from '../../../adapters/egress/guard.js';
+import { abortable } from '../../../core/abort.js';
+import type { Egress, Resolver } from '../../../core/ports.js';
 import { checkTargetUrl } from '../../../core/egress.js';
 import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-proxy.js';
 import { imageSize } from './image-size.js';
@@ -32,6 +33,8 @@ import { looksLike, processTree } from './processes.js';
 const LOAD_WAIT_MS = 10_000;
 
 export interface BrowserFetcherOptions {
+  /** How the browser's egress proxy resolves and judges targets (the guard applies the policy below). */
+  readonly egress: Egress;
   /** Default /usr/bin/chromium. */
   readonly executablePath?: string;
   /** Pages rendering at once (the pool bound). Default 4. */
@@ -332,7 +335,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
 
   async function render(req: FetchRequest, signal: AbortSignal, deadline: number, timeoutSeconds: number): Promise<FetchResult> {
     const remaining = () => Math.max(1, Math.floor(deadline - performance.now()));
-    const proxy = await startEgressProxy({ policy, upstream: req.proxy?.url });
+    const proxy = await startEgressProxy({ policy, egress: options.egress, upstream: req.proxy?.url });
     let handle: { page: Promise<Page>; close: () => Promise<void> } | undefined;
     const onAbort = () => { void handle?.close(); };
     signal.addEventListener('abort', onAbort, { once: true });

@@ -1,11 +1,11 @@
 /**
  * The plain HTTP fetcher (`render_js: false`): one guarded exchange through
- * adapters/egress with the headers a desktop Chrome sends, the body decoded
+ * the Egress port (core/ports.ts; the composition root hands it the
+ * adapters/egress implementation) with the headers a desktop Chrome sends, the body decoded
  * to text as a browser would (charset.ts). Everything about which targets
  * are allowed, redirects, limits and proxies is the egress guard's.
  */
-import type { LookupFunction } from 'node:net';
-import { fetchGuarded, type Resolver } from '../../../adapters/egress/index.js';
+import type { Egress, Resolver } from '../../../core/ports.js';
 import { defineFetcher, type FetchRequest, type FetchResult, type FetcherPlugin } from '../../sdk/scrape.js';
 import { decodeBody } from './charset.js';
 
@@ -22,6 +22,8 @@ export const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface HttpFetcherOptions {
+  /** How the fetcher reaches the network (the guard applies the policy below). */
+  readonly egress: Egress;
   /** Allow loopback, private, link-local and CGNAT targets (never metadata, multicast, broadcast, unspecified). */
   readonly allowPrivate: boolean;
   readonly maxBodyBytes?: number;
@@ -31,10 +33,8 @@ export interface HttpFetcherOptions {
   readonly allowAddress?: (ip: string) => boolean;
   /** Replaces DNS for the guard (answers are still judged). */
   readonly resolver?: Resolver;
-  /** Replaces the guarded lookup (only the connected-address check remains): tests only. */
-  readonly lookup?: LookupFunction;
-  /** TLS trust for targets (tests with a private CA). */
-  readonly tls?: { readonly ca?: string | Buffer; readonly rejectUnauthorized?: boolean };
+  /** TLS trust for targets (tests with a private CA, PEM). */
+  readonly tls?: { readonly ca?: string; readonly rejectUnauthorized?: boolean };
 }
 
 /** The request headers: defaults, then the caller's (case-insensitive override), then user_agent and cookies. */
@@ -52,11 +52,10 @@ export function createHttpFetcher(options: HttpFetcherOptions): FetcherPlugin<'f
     description: 'Plain HTTP fetches (no JavaScript) under the egress guard, with browser-like headers.',
     async fetch(request: FetchRequest): Promise<FetchResult> {
       const started = performance.now();
-      const res = await fetchGuarded(request.url, {
+      const res = await options.egress.fetch(request.url, {
         allowPrivate: options.allowPrivate,
         allowAddress: options.allowAddress,
         resolver: options.resolver,
-        lookup: options.lookup,
         tls: options.tls,
         method: 'GET',
         headers: requestHeaders(request),
