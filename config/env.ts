@@ -61,6 +61,14 @@ export interface Settings {
   readonly webhookSchedule: readonly number[];
   /** One webhook attempt's whole exchange. */
   readonly webhookTimeoutMs: number;
+  /** Search providers by id, in priority order; undefined: `local`, plus `searxng` when searxngUrl is set. */
+  readonly searchProviders: readonly string[] | undefined;
+  /** Base URL of a SearXNG instance (its JSON API). */
+  readonly searxngUrl: string | undefined;
+  /** How long one provider may take before the search goes on without it. */
+  readonly searchProviderTimeoutMs: number;
+  /** Index each account's successful scrapes into its own collection. */
+  readonly indexScrapes: boolean;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +108,10 @@ export const DEFAULTS: Settings = {
   workerConcurrency: 2,
   webhookSchedule: DEFAULT_WEBHOOK_SCHEDULE_SECONDS,
   webhookTimeoutMs: 10_000,
+  searchProviders: undefined,
+  searxngUrl: undefined,
+  searchProviderTimeoutMs: 5_000,
+  indexScrapes: false,
 };
 
 /** The variables read, with their meaning (README's configuration table is checked against this). */
@@ -133,6 +145,10 @@ export const ENV_VARS = {
   SCOUR_WORKER_CONCURRENCY: 'Bulk jobs one process runs at once (each runs its URLs at its own concurrent_requests). Default 2.',
   SCOUR_WEBHOOK_SCHEDULE: 'Delays between webhook attempts, e.g. 2s,10s,1m,5m,30m,2h (the default): 1 to 20 entries from 1 s to 24 h; each gets +-20% jitter.',
   SCOUR_WEBHOOK_TIMEOUT: 'Seconds one webhook attempt may take before it counts as failed. Default 10.',
+  SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, or a plugin\'s id). Default local, plus searxng when SEARXNG_URL is set.',
+  SEARXNG_URL: 'Base URL of a SearXNG instance whose JSON API the searxng provider asks (format json must be enabled in its settings.yml).',
+  SCOUR_SEARCH_PROVIDER_TIMEOUT: 'Seconds one search provider may take before the search answers without it (with a warning). Default 5.',
+  SCOUR_INDEX_SCRAPES: 'true: each successful scrape by an account is indexed into that account\'s own collection (never scrapes with cookies, custom_headers or a proxy). Default false.',
 } as const;
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -207,6 +223,17 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   }
   const jobs = oneOf('SCOUR_JOBS', ['auto', 'embedded', 'queue'] as const, DEFAULTS.jobs);
   if (jobs === 'queue' && redisUrl === undefined) issues.push('SCOUR_JOBS=queue needs REDIS_URL (the BullMQ queue lives in Redis)');
+  const searxngUrl = str('SEARXNG_URL')?.replace(/\/+$/, '');
+  if (searxngUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(searxngUrl)) issues.push(`SEARXNG_URL must be an absolute http(s) URL without query (got ${JSON.stringify(searxngUrl)})`);
+  const providersRaw = str('SCOUR_SEARCH_PROVIDERS');
+  let searchProviders: string[] | undefined;
+  if (providersRaw !== undefined) {
+    searchProviders = providersRaw.split(',').map((x) => x.trim().toLowerCase()).filter((x) => x.length > 0);
+    const bad = searchProviders.filter((x) => !/^[a-z][a-z0-9-]{0,63}$/.test(x));
+    if (searchProviders.length === 0 || bad.length > 0) issues.push(`SCOUR_SEARCH_PROVIDERS must be a comma-separated list of provider ids such as local,searxng (got ${JSON.stringify(providersRaw)})`);
+    else if (new Set(searchProviders).size !== searchProviders.length) issues.push(`SCOUR_SEARCH_PROVIDERS names a provider twice (got ${JSON.stringify(providersRaw)})`);
+    if (searchProviders.includes('searxng') && searxngUrl === undefined) issues.push('SCOUR_SEARCH_PROVIDERS names searxng but SEARXNG_URL is not set');
+  }
   const pluginPaths = (str('SCOUR_PLUGINS') ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
 
   const settings: Settings = {
@@ -241,6 +268,10 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     workerConcurrency: int('SCOUR_WORKER_CONCURRENCY', 1, 64, DEFAULTS.workerConcurrency),
     webhookSchedule,
     webhookTimeoutMs: int('SCOUR_WEBHOOK_TIMEOUT', 1, 120, DEFAULTS.webhookTimeoutMs / 1000) * 1000,
+    searchProviders,
+    searxngUrl,
+    searchProviderTimeoutMs: int('SCOUR_SEARCH_PROVIDER_TIMEOUT', 1, 60, DEFAULTS.searchProviderTimeoutMs / 1000) * 1000,
+    indexScrapes: bool('SCOUR_INDEX_SCRAPES', DEFAULTS.indexScrapes),
   };
   if (issues.length > 0) throw new ConfigError(issues);
   return settings;
@@ -250,4 +281,9 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
 export function jobsMode(s: Pick<Settings, 'jobs' | 'databaseUrl' | 'redisUrl'>): 'embedded' | 'queue' {
   if (s.jobs !== 'auto') return s.jobs;
   return s.databaseUrl !== undefined && s.redisUrl !== undefined ? 'queue' : 'embedded';
+}
+
+/** The search providers a configuration enables, in priority order. */
+export function enabledSearchProviders(s: Pick<Settings, 'searchProviders' | 'searxngUrl'>): readonly string[] {
+  return s.searchProviders ?? (s.searxngUrl !== undefined ? ['local', 'searxng'] : ['local']);
 }

@@ -234,11 +234,25 @@ export class TargetTimeout extends Data.TaggedError('TargetTimeout')<{ readonly 
   fields() { return { timeout: this.timeoutSeconds }; }
 }
 
+const S_SEARCH_DOWN = spec('SearchUnavailable', 502, 'SEARCH_UNAVAILABLE', 'Every search provider failed or timed out; nothing was charged. Carries warnings (one per provider: provider, code, message) and retry_after.');
+/** 502: no search provider answered (one that answers, even with nothing, makes a 200). */
+export class SearchUnavailable extends Data.TaggedError('SearchUnavailable')<{
+  readonly message: string;
+  readonly warnings: readonly { readonly provider: string; readonly code: string; readonly message: string }[];
+  readonly retryAfter: number;
+}> implements ApiFailure {
+  readonly status = S_SEARCH_DOWN.status;
+  readonly code = S_SEARCH_DOWN.code;
+  fields() { return { warnings: this.warnings, retry_after: this.retryAfter }; }
+  headers() { return { 'retry-after': String(this.retryAfter) }; }
+}
+
 /** Every failure the core itself defines. */
 export type CoreFailure =
   | BadRequest | Unauthorized | AuthenticationFailed | NoCredits | Forbidden | NotFound
   | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | RateLimited | InternalError | ServiceUnavailable
-  | TargetNotAllowed | ProxyNotAvailable | TargetBlocked | TargetUnreachable | TargetResponseInvalid | TargetTimeout;
+  | TargetNotAllowed | ProxyNotAvailable | TargetBlocked | TargetUnreachable | TargetResponseInvalid | TargetTimeout
+  | SearchUnavailable;
 
 /** The spec 7.1 error body. */
 export interface ErrorBody {
