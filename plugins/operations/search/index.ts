@@ -1,0 +1,314 @@
+/**
+ * POST /v1/search (spec 2.1, 2.2, rules 1 and 3, 7.3, 8.1, 8.4, 8.5): the
+ * query parsed once (core/search.ts), asked of every enabled search provider
+ * at once, each bounded by its own time; what each provider could not filter
+ * itself filtered afterwards; the lists fused by reciprocal rank fusion and
+ * de-duplicated by normalised URL; each result naming the providers that
+ * found it. A provider that fails or times out is a warning; only when all
+ * of them fail is the search an error (502, nothing charged).
+ *
+ * Enrichment (auto_scrape_top, contacts, social profiles) has its seams
+ * here: the fields are validated, priced and plan-gated, and a request that
+ * asks for them is refused with a 400 until the enrichment stage lands.
+ */
+import { Effect } from 'effect';
+import type { RequestContext } from '../../../core/context.js';
+import { BadRequest, SearchUnavailable, type ApiFailure, type FieldIssue } from '../../../core/errors.js';
+import { Pipeline } from '../../../core/pipeline.js';
+import type { PluginHost } from '../../../core/plugin.js';
+import {
+  CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResponse, type ProviderResult,
+  type SearchFilters, type SearchProviderPlugin, type TimeRange,
+} from '../../../core/search.js';
+import type { Authenticated, Validated } from '../../../core/stages.js';
+import { searchPrice } from '../../../config/prices.js';
+import { countryProblem } from '../../proxies/countries.js';
+import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
+import { languageProblem } from './languages.js';
+import { fuse, markTerms, postFilter } from './merge.js';
+
+const TIME_RANGE_NAMES = Object.keys(TIME_RANGES) as TimeRange[];
+const StringEnum = <T extends string>(values: readonly T[], description: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], description });
+
+export const SearchRequest = StrictObject({
+  query: Type.String({
+    minLength: 1, maxLength: 2000,
+    description: 'Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming.',
+  }),
+  max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Default 10. Above 10: 2 credits instead of 1.' })),
+  auto_scrape_top: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Top results to scrape for content (3 credits each). Not yet available on this server above 0.' })),
+  include_contacts: Type.Optional(Type.Boolean({ description: 'Emails and phone numbers from the scraped pages. Starter plan or higher; +5 credits. Not yet available on this server.' })),
+  include_social: Type.Optional(Type.Boolean({ description: 'Social profiles from the scraped pages. Builder plan or higher; +5 credits. Not yet available on this server.' })),
+  country: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 3166-1 alpha-2, upper case (US, DE).' })),
+  language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 639-1, lower case (en, de, zh).' })),
+  time_range: Type.Optional(StringEnum(TIME_RANGE_NAMES, 'Published within: hour, day (also 24h, past_day), week (past_week), month (past_month), year (past_year). Results without a date are left out.')),
+  safe_search: Type.Optional(StringEnum(['off', 'moderate', 'strict'] as const, 'off: everything; moderate (default): no explicit results; strict: only results known to be safe.')),
+  result_type: Type.Optional(StringEnum(['web', 'news'] as const, 'web (default), or news: news and articles with a date, newest first among equally relevant ones.')),
+});
+export type SearchInput = typeof SearchRequest.static;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const SearchResult = Type.Object({
+  title: Type.String(),
+  link: Type.String(),
+  snippet: Type.String({ description: 'Plain text, about 160 to 300 characters; no markup.' }),
+  highlights: Type.Array(Type.Array(Type.Integer(), { minItems: 2, maxItems: 2 }), { description: '[start, end) UTF-16 offsets of the query words in snippet.' }),
+  position: Type.Integer({ minimum: 1 }),
+  date: Nullable(Type.String({ description: 'YYYY-MM-DD (UTC) of published_date.' })),
+  domain: Type.String(),
+  published_date: Nullable(Type.String({ description: 'ISO 8601, UTC.' })),
+  source: Type.Array(Type.String(), { description: 'The providers that found this result, in priority order.' }),
+  score: Type.Number({ description: 'Reciprocal-rank-fusion score across providers.' }),
+  type: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+});
+const Warning = Type.Object({ provider: Type.String(), code: Type.String(), message: Type.String() });
+export const SearchResponse = Type.Object({
+  query: Type.String(),
+  search_results: Type.Array(SearchResult),
+  total_results: Type.Integer(),
+  results_count: Type.Integer(),
+  scraped_count: Type.Integer(),
+  search_time: Type.Number({ description: 'Seconds.' }),
+  credits_used: Type.Integer(),
+  remaining_credits: Type.Integer(),
+  warnings: Type.Optional(Type.Array(Warning)),
+  request_id: Type.Optional(Type.String()),
+});
+
+export interface SearchOptions {
+  /** Provider ids in priority order (SCOUR_SEARCH_PROVIDERS). */
+  readonly providers: readonly string[];
+  /** How long one provider may take. */
+  readonly providerTimeoutMs: number;
+}
+
+interface Warning { readonly provider: string; readonly code: string; readonly message: string }
+
+/** The checks JSON Schema cannot make, all reported at once; the parsed query when they pass. */
+function check(i: SearchInput): { issues: FieldIssue[]; query: ParsedQuery | undefined } {
+  const issues: FieldIssue[] = [];
+  const parsed = parseQuery(i.query);
+  if (!parsed.ok) issues.push({ field: 'query', message: parsed.message });
+  if (i.country !== undefined) {
+    const p = countryProblem(i.country);
+    if (p !== undefined) issues.push({ field: 'country', message: p.replace(/^country /, '') });
+  }
+  if (i.language !== undefined) {
+    const p = languageProblem(i.language);
+    if (p !== undefined) issues.push({ field: 'language', message: p });
+  }
+  return { issues, query: parsed.ok ? parsed.query : undefined };
+}
+
+/** Features that arrive with enrichment: validated, priced and gated already, refused until then. */
+function notYet(i: SearchInput): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if ((i.auto_scrape_top ?? 0) > 0) issues.push({ field: 'auto_scrape_top', message: 'scraping search results is not yet available on this server; send 0 or leave it out' });
+  if (i.include_contacts) issues.push({ field: 'include_contacts', message: 'contact extraction is not yet available on this server' });
+  if (i.include_social) issues.push({ field: 'include_social', message: 'social profile extraction is not yet available on this server' });
+  return issues;
+}
+
+export function searchFilters(i: SearchInput, now: number): SearchFilters {
+  const range = i.time_range;
+  return {
+    country: i.country,
+    language: i.language,
+    publishedAfter: range === undefined ? undefined : now - TIME_RANGES[range],
+    timeRange: range === undefined ? undefined : CANONICAL_TIME_RANGE[range],
+    safeSearch: i.safe_search ?? 'moderate',
+    resultType: i.result_type ?? 'web',
+  };
+}
+
+type Outcome =
+  | { readonly provider: string; readonly ok: true; readonly response: ProviderResponse }
+  | { readonly provider: string; readonly ok: false; readonly warning: Warning };
+
+/** Ask one provider, bounded by its time; never fails (a failure is a warning). */
+function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onOuter, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('provider timeout'));
+      resolve({ provider: p.id, ok: false, warning: { provider: p.id, code: 'PROVIDER_TIMEOUT', message: `${p.id} did not answer within ${timeoutMs / 1000} s` } });
+    }, timeoutMs);
+  });
+  const answered = Promise.resolve()
+    .then(() => run(controller.signal))
+    .then(
+      (response): Outcome => ({ provider: p.id, ok: true, response }),
+      (e: unknown): Outcome => {
+        const code = typeof (e as { code?: unknown })?.code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test((e as { code: string }).code)
+          ? (e as { code: string }).code : 'PROVIDER_FAILED';
+        const message = e instanceof Error ? e.message : String(e);
+        return { provider: p.id, ok: false, warning: { provider: p.id, code, message: `${p.id} failed: ${message}`.slice(0, 1000) } };
+      },
+    );
+  return Promise.race([answered, timedOut]).finally(() => {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onOuter);
+  });
+}
+
+const isoDate = (ms: number | null): { date: string | null; published: string | null } => {
+  if (ms === null || !Number.isFinite(ms)) return { date: null, published: null };
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return { date: null, published: null };
+  const iso = d.toISOString();
+  return { date: iso.slice(0, 10), published: iso };
+};
+
+export function createSearchOperation(options: SearchOptions) {
+  return defineOperation({
+    name: 'operation-search',
+    description: 'POST /v1/search: every enabled search provider at once, fused by reciprocal rank fusion.',
+    errors: ['SearchUnavailable'].map(errorSpec),
+    routes(host: PluginHost) {
+      const all = host.registry.byKind('search-provider') as unknown as SearchProviderPlugin[];
+      const byId = new Map(all.map((p) => [p.id, p]));
+      const missing = options.providers.filter((id) => !byId.has(id));
+      if (missing.length > 0) {
+        throw new Error(`SCOUR_SEARCH_PROVIDERS names ${missing.join(', ')}, but no search-provider plugin has that id (available: ${[...byId.keys()].join(', ') || 'none'})`);
+      }
+      const providers = options.providers.map((id) => byId.get(id)!);
+
+      const precheck = {
+        name: 'precheck',
+        run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ parsed: ParsedQuery }, BadRequest> => {
+          const { issues, query } = check(ctx.input);
+          if (issues.length > 0 || query === undefined) return Effect.fail(new BadRequest({ message: 'Invalid search request', validationErrors: issues }));
+          return Effect.succeed({ parsed: query });
+        },
+      };
+      // After the plan gate, so a plan that lacks a feature hears 403 first.
+      const available = {
+        name: 'available',
+        run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ available: true }, BadRequest> => {
+          const issues = notYet(ctx.input);
+          return issues.length > 0
+            ? Effect.fail(new BadRequest({ message: 'Not yet available on this server', validationErrors: issues }))
+            : Effect.succeed({ available: true as const });
+        },
+      };
+
+      const searchStage = {
+        name: 'search',
+        run: (ctx: RequestContext & Authenticated & Validated<SearchInput> & { parsed: ParsedQuery }) =>
+          Effect.callback<{ found: Found }, ApiFailure>((resume) => {
+            const controller = new AbortController();
+            const started = performance.now();
+            const i = ctx.input;
+            const filters = searchFilters(i, ctx.receivedAt);
+            const maxResults = i.max_results ?? 10;
+            const query = ctx.parsed;
+            // A provider may leave filters to us (it says which in `applied`): when the request has any, ask for more so that enough survive them.
+            const constrained = query.sites.length > 0 || query.excludedSites.length > 0 || query.excluded.length > 0 || filters.publishedAfter !== undefined
+              || filters.resultType === 'news' || filters.language !== undefined || filters.country !== undefined || filters.safeSearch === 'strict';
+            const limit = constrained ? Math.min(100, maxResults * 2) : maxResults;
+            Promise.all(providers.map((p) => ask(p, (signal) => p.search({
+              query, filters, accountId: ctx.account.id, signal, now: ctx.receivedAt, limit,
+            }), options.providerTimeoutMs, controller.signal))).then((outcomes) => {
+              const warnings: Warning[] = [];
+              const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
+              let total = 0;
+              for (const o of outcomes) {
+                if (!o.ok) { warnings.push(o.warning); continue; }
+                for (const w of o.response.warnings ?? []) warnings.push({ provider: o.provider, code: w.code, message: w.message });
+                const kept = postFilter(o.response.results, o.response.applied, query, filters);
+                const dropped = o.response.results.length - kept.length;
+                lists.push({ provider: o.provider, results: kept });
+                total += Math.max(kept.length, (o.response.total ?? o.response.results.length) - dropped);
+              }
+              if (lists.length === 0) {
+                resume(Effect.fail(new SearchUnavailable({
+                  message: `No search provider answered (${outcomes.map((o) => o.provider).join(', ')}); nothing was charged`,
+                  warnings, retryAfter: 5,
+                })));
+                return;
+              }
+              const fused = fuse(lists, { newestFirst: filters.resultType === 'news' });
+              // Pages two providers both found count once in the total.
+              const duplicates = lists.reduce((n, l) => n + l.results.length, 0) - fused.length;
+              const top = fused.slice(0, maxResults);
+              const results = top.map((f, n) => {
+                const r = f.result;
+                const { date, published } = isoDate(r.publishedAt);
+                return {
+                  title: r.title,
+                  link: r.url,
+                  snippet: r.snippet,
+                  highlights: (r.highlights ?? markTerms(r.snippet, query.terms)).map(([a, b]) => [a, b]),
+                  position: n + 1,
+                  date,
+                  domain: domainOf(r.url),
+                  published_date: published,
+                  source: [...f.sources],
+                  score: Math.round(f.score * 1e6) / 1e6,
+                  type: r.type ?? null,
+                  language: r.language ?? null,
+                };
+              });
+              resume(Effect.succeed({
+                found: {
+                  results,
+                  total: Math.max(results.length, total - duplicates),
+                  warnings,
+                  seconds: (performance.now() - started) / 1000,
+                },
+              }));
+            }, (e: unknown) => resume(Effect.die(e)));
+            return Effect.sync(() => controller.abort(new Error('client went away')));
+          }),
+      };
+
+      return [{
+        method: 'POST' as const,
+        path: '/v1/search',
+        summary: 'Search the web: every enabled provider (the local index, SearXNG, plugins) at once, results fused and de-duplicated.',
+        tags: ['search'],
+        auth: 'bearer' as const,
+        request: schema(SearchRequest),
+        response: schema(SearchResponse),
+        failures: [400, 402, 403, 429, 502],
+        handle: Pipeline.from<RequestContext>()
+          .then(host.stages.auth)
+          .then(host.stages.quota('search'))
+          .then(host.stages.validate(schema(SearchRequest)))
+          .then(precheck)
+          .then(host.stages.gate((i: SearchInput) => [...(i.include_contacts ? ['contacts' as const] : []), ...(i.include_social ? ['social' as const] : [])]))
+          .then(available)
+          .then(host.stages.reserve('search', (i: SearchInput) => searchPrice(i)))
+          .then(searchStage)
+          .then(host.stages.bill)
+          .handle((ctx) => {
+            const f = ctx.found;
+            const out: Record<string, unknown> = {
+              query: ctx.parsed.raw,
+              search_results: f.results,
+              total_results: f.total,
+              results_count: f.results.length,
+              scraped_count: 0,
+              search_time: Math.round(f.seconds * 1e4) / 1e4,
+              credits_used: ctx.charge.creditsUsed,
+              remaining_credits: ctx.charge.remainingCredits,
+            };
+            if (f.warnings.length > 0) out.warnings = f.warnings;
+            return Effect.succeed(out);
+          }),
+      }];
+    },
+  });
+}
+
+interface Found {
+  readonly results: readonly Record<string, unknown>[];
+  readonly total: number;
+  readonly warnings: readonly Warning[];
+  readonly seconds: number;
+}
