@@ -6,33 +6,22 @@
 # from Debian's packages when they are missing. Fails (exit 1) when one
 # cannot be brought up: the suites never skip a real component.
 set -euo pipefail
+LOG_PREFIX=test-services
+SUDO_FLAGS="" # unlike npm start, npm test may ask for a sudo password
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # as_root, apt_install, wait_for, ensure_chromium (shared with setup.sh)
+install_pkgs() { say "installing $* from Debian's packages"; apt_install "$@"; }
 
-as_root() {
-  if [ "$(id -u)" = "0" ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
-    echo "test-services: need root (or sudo) to run: $*" >&2; return 1; fi
-}
-apt_install() {
-  echo "test-services: installing $* from Debian's packages"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 ||
-    { as_root apt-get update -q >/dev/null 2>&1 && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; }
-}
-wait_for() { # seconds, command...
-  local n=$1; shift
-  for _ in $(seq 1 "$((n * 4))"); do "$@" && return 0; sleep 0.25; done
-  return 1
-}
-
-CHROMIUM="${SCOUR_CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM" ]; then apt_install chromium; fi
-if [ ! -x "$CHROMIUM" ]; then echo "test-services: $CHROMIUM is missing and could not be installed" >&2; exit 1; fi
-echo "test-services: Chromium ready ($("$CHROMIUM" --version 2>/dev/null | head -1))"
+CHROMIUM=$(chromium_path)
+ensure_chromium || { warn "$CHROMIUM is missing and could not be installed" ; exit 1; }
+say "Chromium ready ($(chromium_version "$CHROMIUM"))"
 
 PG_URL="${SCOUR_TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 pg_ok() { psql "$PG_URL" -Atqc 'select 1' >/dev/null 2>&1; }
 pg_listening() { pg_isready -h 127.0.0.1 -p 5432 -q >/dev/null 2>&1; }
 
 if ! pg_ok; then
-  if ! command -v pg_ctlcluster >/dev/null 2>&1; then apt_install postgresql postgresql-client; fi
+  if ! command -v pg_ctlcluster >/dev/null 2>&1; then install_pkgs postgresql postgresql-client; fi
   version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
   if [ -z "$version" ]; then echo "test-services: PostgreSQL is installed but has no cluster in /etc/postgresql" >&2; exit 1; fi
   if ! pg_listening; then
@@ -56,7 +45,7 @@ echo "test-services: PostgreSQL ready ($(psql "$PG_URL" -Atqc 'show server_versi
 REDIS_HOST=127.0.0.1
 redis_ok() { [ "$(redis-cli -h "$REDIS_HOST" -p 6379 ping 2>/dev/null)" = "PONG" ]; }
 if ! redis_ok; then
-  if ! command -v redis-server >/dev/null 2>&1; then apt_install redis-server redis-tools; fi
+  if ! command -v redis-server >/dev/null 2>&1; then install_pkgs redis-server redis-tools; fi
   echo "test-services: starting Redis"
   as_root mkdir -p /var/lib/redis /var/log/redis
   as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log

@@ -1,6 +1,7 @@
 /**
  * The `scour` command: `serve` (default) starts the API on the settings in
- * the environment; `openapi` prints the OpenAPI document; `help`, `version`.
+ * the environment; `openapi` prints the OpenAPI document; `doctor` checks
+ * what the configuration needs; `help`, `version`.
  * Invalid settings stop start-up with a clear message and exit code 2.
  */
 import 'reflect-metadata';
@@ -17,6 +18,9 @@ Usage:
   scour worker       run bulk jobs and webhook deliveries, no HTTP (scales out beside the API;
                      with DATABASE_URL and REDIS_URL it takes jobs from the BullMQ queue)
   scour openapi      print the OpenAPI 3.1 document
+  scour doctor       check what this configuration needs (Node.js, uWS, SQLite, Chromium,
+                     PostgreSQL and Redis when set, egress, proxies); exit 1 if something
+                     is missing [--json]
   scour version      print the version
   scour help         this text
 
@@ -31,6 +35,7 @@ async function serve(): Promise<void> {
   const scour = await createScour({ settings });
   const { url } = await scour.start();
   scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
+  await warnIfNoChromium(scour.logger, settings.chromiumPath);
   const stopping = onSignals(scour.logger, () => scour.stop(), 'finishing in-flight requests');
   if (settings.bootstrapKey) {
     // A shutdown that lands while this runs closes the store under it: that failure is expected, not reported.
@@ -51,6 +56,13 @@ async function serve(): Promise<void> {
 `);
     }
   }
+}
+
+/** One clear start-up line when render_js cannot work (it answers 503 until Chromium is there), with the fix. */
+async function warnIfNoChromium(logger: Logger, chromiumPath: string): Promise<void> {
+  const { chromiumProblem } = await import('./doctor.js');
+  const chromium = chromiumProblem(chromiumPath);
+  if (chromium) logger.warn({ chromium: chromiumPath, fix: chromium.fix }, `render_js unavailable (answers 503): ${chromium.problem}; fix: ${chromium.fix}`);
 }
 
 /** Stop on SIGTERM/SIGINT: `stop` resolves to whether everything finished in time. */
@@ -82,6 +94,7 @@ async function worker(): Promise<void> {
   const scour = await createScour({ settings, role: 'worker' });
   const { workerId, mode } = await scour.startWorker();
   scour.logger.info({ worker: workerId, mode, concurrency: settings.workerConcurrency, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite' }, `Scour worker ${workerId} running jobs (${mode})`);
+  await warnIfNoChromium(scour.logger, settings.chromiumPath);
   onSignals(scour.logger, () => scour.stop(), 'interrupting running jobs (another process resumes them)');
 }
 
@@ -92,6 +105,11 @@ async function main(argv: readonly string[]): Promise<void> {
       return serve();
     case 'worker':
       return worker();
+    case 'doctor': {
+      const { doctor } = await import('./doctor.js');
+      process.exitCode = await doctor(loadSettings(), argv.slice(1));
+      return;
+    }
     case 'openapi': {
       const { createScour } = await import('../../config/container.js');
       const { openApiDocument } = await import('../../core/openapi.js');

@@ -1,0 +1,304 @@
+/**
+ * `scour doctor`: what this configuration needs, and whether each part is
+ * present and working. One line per check (ok, missing, failed; skipped for
+ * what the configuration does not use; info for settings worth seeing), with
+ * the fix on every line that is not ok. Exit status 1 when something the
+ * configuration needs is missing or broken. `--json` prints the same as JSON.
+ *
+ * Checks: Node.js (the version the uWS binary is built for), the native uWS
+ * binding (not its slow JS fallback), SQLite with FTS5 and the data
+ * directory, Chromium (launched, one page opened, its version read),
+ * PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, the egress
+ * mode and the configured proxies. Nothing here writes data or reaches a
+ * network other than the configured servers.
+ */
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Settings } from '../../config/env.js';
+import { VERSION } from '../../config/version.js';
+
+/** Where Debian's `chromium` package puts it (the default SCOUR_CHROMIUM_PATH). */
+export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/** Why the Chromium at `path` cannot run and the exact fix, or undefined when it is executable. */
+export function chromiumProblem(path: string): { problem: string; fix: string } | undefined {
+  try {
+    accessSync(path, constants.X_OK);
+    if (statSync(path).isFile()) return undefined;
+  } catch {
+    /* below */
+  }
+  const problem = existsSync(path) ? `Chromium at ${path} is not an executable file` : `Chromium is not installed at ${path}`;
+  if (resolve(path) !== DEBIAN_CHROMIUM) {
+    return { problem, fix: 'point SCOUR_CHROMIUM_PATH at a Chromium binary, or unset it and run: sudo apt-get install -y chromium' };
+  }
+  return { problem, fix: 'sudo apt-get install -y chromium (npm start installs it when run as root), or set SCOUR_CHROMIUM_PATH' };
+}
+
+export type CheckStatus = 'ok' | 'missing' | 'failed' | 'skipped' | 'info';
+
+export interface Check {
+  readonly name: string;
+  readonly status: CheckStatus;
+  readonly detail: string;
+  /** The exact fix, when the status is missing or failed. */
+  readonly fix?: string;
+}
+
+/** A check that does not settle within `ms` fails with a clear message. */
+async function bounded<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim().replace(/\.+$/, '');
+
+export function checkNode(version = process.versions.node): Check {
+  const major = Number(version.split('.')[0]);
+  if (major === 20) return { name: 'Node.js', status: 'ok', detail: `v${version} (ABI ${process.versions.modules})` };
+  return {
+    name: 'Node.js',
+    status: 'failed',
+    detail: `v${version}; Scour needs Node.js 20 (package.json engines, the ABI the uWebSockets.js binary is built for)`,
+    fix: 'install Node.js 20 (e.g. nvm install 20) and run npm ci again',
+  };
+}
+
+export async function checkUws(settings: Pick<Settings, 'httpAdapter'>): Promise<Check> {
+  const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  let native: boolean;
+  try {
+    const { uwsIsNative } = await import('../http/uws/index.js');
+    native = uwsIsNative();
+  } catch (e) {
+    if (settings.httpAdapter === 'node') return { name: 'uWS', status: 'skipped', detail: `SCOUR_HTTP_ADAPTER=node (uWebSockets.js does not load: ${message(e)})` };
+    return { name: 'uWS', status: 'failed', detail: `uWebSockets.js does not load: ${message(e)}`, fix: 'run npm ci on Node.js 20, or set SCOUR_HTTP_ADAPTER=node' };
+  }
+  if (settings.httpAdapter === 'node') return { name: 'uWS', status: 'skipped', detail: `SCOUR_HTTP_ADAPTER=node (node:http serves; uWS ${native ? 'native' : 'JS fallback'} not used)` };
+  if (native) return { name: 'uWS', status: 'ok', detail: `native binding ${binary}` };
+  return {
+    name: 'uWS',
+    status: 'failed',
+    detail: `no native binding for this Node.js (${binary}): the slow pure-JS fallback would serve`,
+    fix: 'use Node.js 20 and run npm ci, or set SCOUR_HTTP_ADAPTER=node',
+  };
+}
+
+export async function checkSqlite(settings: Pick<Settings, 'dataDir' | 'databaseUrl'>): Promise<Check> {
+  const name = 'SQLite';
+  let version: string;
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    try {
+      version = String(db.prepare('select sqlite_version() as v').pluck().get());
+      db.exec(`create virtual table t using fts5(body); insert into t(body) values ('scour doctor checks fts5')`);
+      const hits = db.prepare(`select count(*) from t where t match 'fts5'`).pluck().get();
+      if (hits !== 1) throw new Error('an FTS5 query found nothing');
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    return { name, status: 'failed', detail: `better-sqlite3 with FTS5 does not work: ${message(e)}`, fix: 'npm ci (rebuilds better-sqlite3 for this Node.js; needs build-essential and python3 if no prebuilt binary matches)' };
+  }
+  if (settings.databaseUrl !== undefined) return { name, status: 'ok', detail: `${version} with FTS5 (accounts are in PostgreSQL)` };
+  // The embedded store: the data directory must be writable (it is created at start).
+  const dir = resolve(settings.dataDir);
+  const file = join(dir, 'scour.db');
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    accessSync(existing, constants.W_OK);
+  } catch {
+    return { name, status: 'failed', detail: `${version} with FTS5, but ${existing} is not writable (SCOUR_DATA_DIR=${settings.dataDir})`, fix: `make ${existing} writable for this user, or set SCOUR_DATA_DIR to a writable directory` };
+  }
+  if (!existsSync(file)) return { name, status: 'ok', detail: `${version} with FTS5; ${file} is created at first start` };
+  try {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const tables = db.prepare(`select count(*) from sqlite_master where type = 'table'`).pluck().get();
+      return { name, status: 'ok', detail: `${version} with FTS5; ${file} opens (${String(tables)} tables)` };
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    return { name, status: 'failed', detail: `${file} does not open: ${message(e)}`, fix: `check ${file} (permissions, disk), or point SCOUR_DATA_DIR elsewhere` };
+  }
+}
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-breakpad'];
+
+export async function checkChromium(settings: Pick<Settings, 'chromiumPath'>, timeoutMs = 30_000): Promise<Check> {
+  const name = 'Chromium';
+  const path = settings.chromiumPath;
+  const problem = chromiumProblem(path);
+  if (problem) return { name, status: 'missing', detail: `${problem.problem}: render_js answers 503`, fix: problem.fix };
+  const marker = `scour-doctor-${process.pid}-${Date.now()}`;
+  const crashDir = mkdtempSync(join(tmpdir(), `${marker}-`));
+  const { processTree, looksLike } = await import('../../plugins/fetchers/browser/processes.js');
+  let browser: import('playwright').Browser | undefined;
+  try {
+    const { chromium } = await import('playwright');
+    const started = Date.now();
+    const version = await bounded(timeoutMs, 'Chromium', (async () => {
+      browser = await chromium.launch({
+        executablePath: path,
+        headless: true,
+        args: [...CHROMIUM_ARGS, `--scour-doctor=${marker}`],
+        // Nothing leaves through the browser: port 9 (discard) on loopback.
+        proxy: { server: 'http://127.0.0.1:9' },
+        env: { ...process.env, BREAKPAD_DUMP_LOCATION: crashDir },
+        timeout: timeoutMs,
+      });
+      const page = await browser.newPage();
+      await page.goto('data:text/html,<title>doctor</title><p id=x>ok</p><script>document.getElementById("x").textContent="rendered"</script>');
+      const text = await page.textContent('#x');
+      if (text !== 'rendered') throw new Error(`a test page did not run its script (got ${JSON.stringify(text)})`);
+      return browser.version();
+    })());
+    return { name, status: 'ok', detail: `${path}: Chromium ${version}, a page rendered in ${Date.now() - started} ms` };
+  } catch (e) {
+    return {
+      name,
+      status: 'failed',
+      detail: `${path} is there but does not run a page: ${message(e)}`,
+      fix: `reinstall it (sudo apt-get install --reinstall -y chromium) and check it starts: ${path} --headless --no-sandbox --dump-dom about:blank`,
+    };
+  } finally {
+    const b = browser as import('playwright').Browser | undefined;
+    await b?.close().catch(() => undefined);
+    // Whatever the driver left (crash handlers), nothing of this check outlives it.
+    for (const pid of processTree(marker)) {
+      if (looksLike(pid, [marker])) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    rmSync(crashDir, { recursive: true, force: true });
+  }
+}
+
+/** A URL for display: credentials masked. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username !== '' || u.password !== '') {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return '[invalid URL]';
+  }
+}
+
+export async function checkPostgres(settings: Pick<Settings, 'databaseUrl'>, timeoutMs = 5000): Promise<Check> {
+  const name = 'PostgreSQL';
+  if (settings.databaseUrl === undefined) return { name, status: 'skipped', detail: 'DATABASE_URL not set: accounts in the embedded SQLite file' };
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: settings.databaseUrl, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await bounded(timeoutMs + 1000, 'PostgreSQL', client.connect());
+    const { rows } = await bounded(timeoutMs, 'PostgreSQL', client.query<{ v: string }>(`select current_setting('server_version') as v`));
+    return { name, status: 'ok', detail: `${redact(settings.databaseUrl)}: server ${rows[0]?.v ?? '?'}` };
+  } catch (e) {
+    return { name, status: 'failed', detail: `${redact(settings.databaseUrl)}: ${message(e)}`, fix: 'start PostgreSQL or correct DATABASE_URL (unset it to use the embedded SQLite store)' };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function checkRedis(settings: Pick<Settings, 'redisUrl'>, timeoutMs = 3000): Promise<Check> {
+  const name = 'Redis';
+  if (settings.redisUrl === undefined) return { name, status: 'skipped', detail: 'REDIS_URL not set: rate limits and slots in process' };
+  const { Redis } = await import('ioredis');
+  const client = new Redis(settings.redisUrl, { lazyConnect: true, connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  // The socket's own error (ECONNREFUSED, ...) says more than the rejected connect ("Connection is closed").
+  let socketError: unknown;
+  client.on('error', (e) => (socketError ??= e));
+  try {
+    await bounded(timeoutMs + 1000, 'Redis', client.connect().catch((e: unknown) => Promise.reject(socketError ?? e)));
+    const pong = await client.ping();
+    if (pong !== 'PONG') throw new Error(`PING answered ${pong}`);
+    const info = await client.info('server');
+    const version = /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? '?';
+    return { name, status: 'ok', detail: `${redact(settings.redisUrl)}: server ${version}` };
+  } catch (e) {
+    return { name, status: 'failed', detail: `${redact(settings.redisUrl)}: ${message(e)}`, fix: 'start Redis or correct REDIS_URL (unset it to keep limits in process)' };
+  } finally {
+    client.disconnect();
+  }
+}
+
+export function checkEgress(settings: Pick<Settings, 'allowPrivateTargets'>): Check {
+  const mode = settings.allowPrivateTargets;
+  const detail = mode === 'loopback'
+    ? 'SCOUR_ALLOW_PRIVATE_TARGETS=loopback: public addresses and loopback (127.0.0.0/8, ::1)'
+    : mode
+      ? 'SCOUR_ALLOW_PRIVATE_TARGETS=true: public, loopback and private addresses (private deployments only)'
+      : 'public addresses only (SCOUR_ALLOW_PRIVATE_TARGETS unset or false)';
+  return { name: 'egress', status: 'info', detail };
+}
+
+export async function checkProxies(settings: Pick<Settings, 'proxies'>): Promise<Check> {
+  const name = 'proxies';
+  if (settings.proxies === undefined || settings.proxies.trim() === '') return { name, status: 'info', detail: 'none configured (SCOUR_PROXIES unset): proxy_type/proxy_country answer 400 PROXY_NOT_AVAILABLE' };
+  try {
+    const { parseProxyConfig, redactProxyUrl } = await import('../../plugins/proxies/configured.js');
+    const entries = parseProxyConfig(settings.proxies);
+    const byType = new Map<string, number>();
+    for (const e of entries) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+    const counts = [...byType].map(([t, n]) => `${n} ${t}`).join(', ');
+    const list = entries.slice(0, 5).map((e) => `${redactProxyUrl(e.url)}${e.country ? ` (${e.country})` : ''}`).join(', ');
+    return { name, status: 'ok', detail: `${entries.length} configured (${counts}; parsed, not contacted): ${list}${entries.length > 5 ? ', ...' : ''}` };
+  } catch (e) {
+    return { name, status: 'failed', detail: `SCOUR_PROXIES does not parse: ${message(e instanceof Error && 'issues' in e ? (e as { issues: string[] }).issues.join('; ') : e)}`, fix: 'correct SCOUR_PROXIES (format in the README, section Proxies)' };
+  }
+}
+
+/** Every check for these settings, in the order printed. */
+export async function runChecks(settings: Settings): Promise<Check[]> {
+  const checks: Check[] = [checkNode(), await checkUws(settings), await checkSqlite(settings)];
+  const [chromium, postgres, redis, proxies] = await Promise.all([checkChromium(settings), checkPostgres(settings), checkRedis(settings), checkProxies(settings)]);
+  checks.push(chromium, postgres, redis, checkEgress(settings), proxies);
+  return checks;
+}
+
+export const needsFixing = (c: Check): boolean => c.status === 'missing' || c.status === 'failed';
+
+export function formatChecks(checks: readonly Check[]): string {
+  const width = Math.max(...checks.map((c) => c.name.length));
+  const lines = checks.map((c) => `${c.status.padEnd(8)} ${c.name.padEnd(width)}  ${c.detail}${c.fix ? `. Fix: ${c.fix}` : ''}`);
+  const bad = checks.filter(needsFixing);
+  const summary = bad.length === 0
+    ? 'Everything this configuration needs is present and working.'
+    : `${bad.length} problem${bad.length === 1 ? '' : 's'}: ${bad.map((c) => c.name).join(', ')} (see the Fix above).`;
+  return `scour doctor ${VERSION}\n${lines.join('\n')}\n${summary}\n`;
+}
+
+/** `scour doctor [--json]`: prints the checks; the exit code is 1 when one needs fixing. */
+export async function doctor(settings: Settings, args: readonly string[]): Promise<number> {
+  const json = args.includes('--json');
+  const unknown = args.filter((a) => a !== '--json');
+  if (unknown.length > 0) {
+    process.stderr.write(`scour: doctor takes only --json (got ${unknown.join(' ')})\n`);
+    return 2;
+  }
+  const checks = await runChecks(settings);
+  const ok = !checks.some(needsFixing);
+  process.stdout.write(json ? `${JSON.stringify({ ok, version: VERSION, checks }, null, 2)}\n` : formatChecks(checks));
+  return ok ? 0 : 1;
+}
