@@ -31,10 +31,12 @@ import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPluginModules } from './load-plugins.js';
-import { openStore } from './store.js';
+import { openSearchIndex, openStore } from './store.js';
 import { createJobs, type Jobs, type Role } from './jobs.js';
 import type { JobStore } from '../core/jobs.js';
 import { scrapePlugins } from './scrape.js';
+import { searchPlugins } from './search.js';
+import type { SearchIndex } from '../core/search.js';
 import { FsBlobStore } from '../adapters/blob/fs/index.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
@@ -70,6 +72,8 @@ export interface Scour {
   readonly store: AccountStore;
   readonly jobStore: JobStore;
   readonly jobs: Jobs;
+  /** The local search index (SQLite or PostgreSQL). */
+  readonly searchIndex: SearchIndex;
   readonly accounts: AccountAdmin;
   readonly plans: Plans;
   /**
@@ -116,11 +120,15 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   let store: AccountStore;
   let jobStore: JobStore;
   let limiter: RateLimiter;
+  let searchIndex: SearchIndex;
   try {
     const opened = await openStore(settings);
     closers.push(opened.close);
     store = opened.store;
     jobStore = opened.jobs;
+    const index = await openSearchIndex(settings);
+    closers.push(index.close);
+    searchIndex = index.index;
     if (settings.redisUrl !== undefined) {
       const redis = new RedisRateLimiter({ url: settings.redisUrl, keyPrefix: settings.redisPrefix });
       closers.push(() => redis.close());
@@ -141,7 +149,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex)];
   } catch (e) {
     await closeAll();
     throw e;
@@ -249,7 +257,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     await jobs.start();
   };
   return {
-    settings, container: c, registry, app, server, logger, store, jobStore, jobs, accounts, plans,
+    settings, container: c, registry, app, server, logger, store, jobStore, jobs, searchIndex, accounts, plans,
     async bootstrap() {
       if ((await Effect.runPromise(store.countAccounts())) > 0) return undefined;
       const { account, key } = await Effect.runPromise(accounts.createAccount({ plan: 'unicorn', name: 'development' }));

@@ -7,6 +7,7 @@
 import { nodeEgress } from '../adapters/egress/port.js';
 import type { PluginBase } from '../core/plugin.js';
 import type { BlobStore } from '../core/ports.js';
+import type { SearchIndex } from '../core/search.js';
 import { builtinExtractors } from '../plugins/extractors/index.js';
 import { createBrowserFetcher } from '../plugins/fetchers/browser/index.js';
 import { createHttpFetcher } from '../plugins/fetchers/http/index.js';
@@ -25,7 +26,7 @@ export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPo
 /** Attempts through other proxies after a proxy fails (so up to three proxies per scrape). */
 const PROXY_RETRIES = 2;
 
-export function scrapePlugins(settings: Settings, blobs: BlobStore): PluginBase[] {
+export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {
   const proxies = parseProxyConfig(settings.proxies ?? '');
   const egress = egressPolicy(settings.allowPrivateTargets);
   const scrapeOptions = {
@@ -34,6 +35,7 @@ export function scrapePlugins(settings: Settings, blobs: BlobStore): PluginBase[
     screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
     publicUrl: settings.publicUrl,
     proxyRetries: PROXY_RETRIES,
+    index: settings.indexScrapes ? index : undefined,
   };
   return [
     // The fetchers reach the network through the Egress port; this is where they get the guard's implementation.

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { AccountAdmin } from '../core/account-admin.js';
 import type { JobStore } from '../core/jobs.js';
 import type { AccountStore } from '../core/ports.js';
+import type { SearchIndex } from '../core/search.js';
+import { openPostgresSearchIndex } from '../adapters/search-index/postgres.js';
+import { openSqliteSearchIndex } from '../adapters/search-index/sqlite.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { systemClock } from '../adapters/ids/hyperid.js';
 import { openPostgresStore } from '../adapters/store/postgres/index.js';
@@ -37,3 +40,14 @@ export async function openAccounts(settings: Settings, plans: Plans = loadPlans(
   return { accounts, store, jobs, close: async () => { await close(); } };
 }
 
+
+/** The configured local search index: PostgreSQL when DATABASE_URL is set, else the SQLite file beside the account store. */
+export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
+  if (settings.databaseUrl !== undefined) {
+    const pg = await openPostgresSearchIndex({ url: settings.databaseUrl });
+    return { index: pg, close: () => pg.close() };
+  }
+  mkdirSync(settings.dataDir, { recursive: true });
+  const sqlite = openSqliteSearchIndex({ path: join(settings.dataDir, 'scour.db') });
+  return { index: sqlite, close: () => sqlite.close() };
+}

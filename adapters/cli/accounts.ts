@@ -39,7 +39,7 @@ interface Parsed {
   readonly flags: Map<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at', 'grace']);
+const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at', 'grace', 'collection']);
 const BOOL_FLAGS = new Set(['json']);
 
 export function parseArgs(argv: readonly string[]): Parsed {

@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
+import { INDEX_HELP } from './index-cmd.js';
 import { VERSION } from '../../config/version.js';
 import { PluginError } from '../../core/registry.js';
 import type { Logger } from '../../core/ports.js';
@@ -25,6 +26,7 @@ Usage:
   scour help         this text
 
 ${ACCOUNTS_HELP}
+${INDEX_HELP}
 Environment (all optional):
 ${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
 `;
@@ -98,6 +100,9 @@ async function worker(): Promise<void> {
   onSignals(scour.logger, () => scour.stop(), 'interrupting running jobs (another process resumes them)');
 }
 
+/** The help printed after a wrong command line. */
+let usageHelp: string = ACCOUNTS_HELP;
+
 async function main(argv: readonly string[]): Promise<void> {
   const cmd = argv[0] ?? 'serve';
   switch (cmd) {
@@ -134,6 +139,27 @@ async function main(argv: readonly string[]): Promise<void> {
       }
       return;
     }
+    case 'index': {
+      const { indexCommand } = await import('./index-cmd.js');
+      usageHelp = INDEX_HELP;
+      const settings = { ...loadSettings(), logLevel: 'silent' as const };
+      const { openSearchIndex, openStore } = await import('../../config/store.js');
+      const opened = await openStore(settings);
+      try {
+        const { index, close } = await openSearchIndex(settings);
+        try {
+          process.exitCode = await indexCommand(argv.slice(1), {
+            index, store: opened.store, tty: process.stderr.isTTY === true, stdin: process.stdin,
+            out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
+          });
+        } finally {
+          await close();
+        }
+      } finally {
+        await opened.close();
+      }
+      return;
+    }
     case 'version':
     case '--version':
       process.stdout.write(`${VERSION}\n`);
@@ -151,7 +177,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) {
-    process.stderr.write(`scour: ${e.message}\n\n${ACCOUNTS_HELP}`);
+    process.stderr.write(`scour: ${e.message}\n\n${usageHelp}`);
     process.exit(2);
   }
   if (e instanceof CommandError) {

@@ -255,7 +255,8 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           return Effect.flatMap(stages.judge.run(c2), () =>
             Effect.flatMap(stages.extractStage.run(c2), (ex) => {
               const c3 = { ...(c2 as object), ...ex } as never;
-              return Effect.map(stages.storeScreenshot.run(c3), (shot) => stages.shape({ ...(c3 as object), ...shot } as never));
+              return Effect.flatMap(stages.storeScreenshot.run(c3), (shot) =>
+                Effect.as(stages.indexStage.run(c3), stages.shape({ ...(c3 as object), ...shot } as never)));
             }));
         });
       };
@@ -364,7 +365,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           const i = stored.input;
           const problem = stages.optionsProblem(optionsOf(i));
           const pending = x.job.items.filter((it) => it.status === 'pending');
-          const ctx = { requestId: x.job.id, receivedAt: x.startedAt, headers: { host: stored.host }, params: {} };
+          const ctx = { requestId: x.job.id, receivedAt: x.startedAt, headers: { host: stored.host }, params: {}, indexAccountId: x.job.accountId };
           if (problem !== undefined) {
             // Accepted once, refused now (the server lost a proxy or its browser): every URL left fails with the reason.
             const error = itemError(problem, x.job.id);

@@ -16,6 +16,7 @@ import {
 } from '../../core/errors.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { BlobStore } from '../../core/ports.js';
+import type { SearchIndex } from '../../core/search.js';
 import type { PluginHost } from '../../core/plugin.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
@@ -100,6 +101,8 @@ export interface ScrapeOptions {
   readonly publicUrl: string | undefined;
   /** Attempts through different proxies after a proxy failure. */
   readonly proxyRetries: number;
+  /** SCOUR_INDEX_SCRAPES: index each successful scrape into its account's own collection. */
+  readonly index?: SearchIndex | undefined;
 }
 
 /** Semantic checks JSON Schema cannot express, all reported at once. */
@@ -339,7 +342,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
           if (x !== undefined) await run(x, builtins, id);
         }
         for (const id of i.extractors ?? []) await run(extractors.get(id)!, extracted, id);
-        return { builtins, extracted, extractorErrors: errors };
+        return { builtins, extracted, extractorErrors: errors, page };
       }),
   };
 
@@ -362,6 +365,43 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     },
   };
 
+
+  /**
+   * SCOUR_INDEX_SCRAPES: a successful scrape goes into its account's own
+   * collection (never the shared one), unless it was made with cookies,
+   * custom headers or a proxy (what such a page shows may be private to the
+   * caller, or not what the URL shows everyone). Best effort: the scrape is
+   * answered whether or not the write succeeds.
+   */
+  const indexStage = {
+    name: 'index',
+    run: (ctx: { input: ScrapeInput; result: FetchResult; page: Page; builtins: Record<string, unknown>; account?: { id: string }; indexAccountId?: string }): Effect.Effect<{ indexed: boolean }> => {
+      const index = options.index;
+      const accountId = ctx.account?.id ?? ctx.indexAccountId;
+      const i = ctx.input;
+      const r = ctx.result;
+      if (index === undefined || accountId === undefined) return Effect.succeed({ indexed: false });
+      if (i.cookies !== undefined || i.custom_headers !== undefined || i.proxy_type !== undefined || i.proxy_country !== undefined) return Effect.succeed({ indexed: false });
+      if (r.statusCode < 200 || r.statusCode > 299 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType)) return Effect.succeed({ indexed: false });
+      return Effect.promise(async () => {
+        try {
+          const meta = (await builtin('meta_data')?.extract(ctx.page, {})) as { title?: string | null; language?: string | null } | undefined;
+          const main = (ctx.builtins.main_content as string | undefined) ?? ((await builtin('main_content')?.extract(ctx.page, {})) as string | undefined) ?? '';
+          const whole = (ctx.builtins.text_content as string | undefined) ?? '';
+          const text = main.length >= 200 ? main : whole;
+          const lang = meta?.language?.slice(0, 2).toLowerCase();
+          if (text.trim() === '' && !meta?.title) return { indexed: false };
+          await index.upsert(accountId, [{
+            url: r.finalUrl, title: (meta?.title ?? '').slice(0, 2000), text: text.slice(0, 1_000_000), publishedAt: null,
+            language: lang !== undefined && /^[a-z]{2}$/.test(lang) ? lang : null, country: null, type: 'page', author: null, siteName: null, doi: null, safe: null,
+          }], Date.now());
+          return { indexed: true };
+        } catch {
+          return { indexed: false };
+        }
+      });
+    },
+  };
 
   /** The response body of one scrape (spec 2.5), before its credit fields. */
   const shape = (ctx: ScrapeOutcome): Record<string, unknown> => {
@@ -388,7 +428,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return out;
   };
 
-  return { optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, shape };
+  return { optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape };
 }
 
 export function createScrapeOperation(options: ScrapeOptions) {
@@ -398,7 +438,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     dependsOn: ['fetcher-http'],
     errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
     routes(host) {
-      const { precheck, fetchStage, judge, extractStage, storeScreenshot, shape } = scrapeStages(host, options);
+      const { precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
       const scrapeRoute = {
         method: 'POST' as const,
         path: '/v1/scrape',
@@ -420,6 +460,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(extractStage)
           .then(storeScreenshot)
           .then(host.stages.bill)
+          .then(indexStage)
           .handle((ctx) => {
             const out = shape(ctx);
             out.credits_used = ctx.charge.creditsUsed;

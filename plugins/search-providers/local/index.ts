@@ -8,13 +8,13 @@
 import {
   visibleCollections, type FilterName, type ProviderRequest, type ProviderResponse, type SearchIndex, type SearchProviderPlugin,
 } from '../../../core/search.js';
+import { defineSearchProvider } from '../../sdk/search.js';
 
 const APPLIES_ALL: ReadonlySet<FilterName> = new Set<FilterName>(['country', 'language', 'time_range', 'safe_search', 'result_type', 'site', 'excluded']);
 
 export function createLocalProvider(options: { readonly index: SearchIndex }): SearchProviderPlugin<'search-provider-local'> {
-  return {
+  return defineSearchProvider({
     name: 'search-provider-local',
-    kind: 'search-provider',
     id: 'local',
     description: "Scour's own index: the shared collection and the caller's own, ranked by BM25F.",
     async search(request: ProviderRequest): Promise<ProviderResponse> {
@@ -42,5 +42,5 @@ export function createLocalProvider(options: { readonly index: SearchIndex }): S
         applied: APPLIES_ALL,
       };
     },
-  };
+  });
 }
