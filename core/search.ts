@@ -125,7 +125,12 @@ function lex(q: string): { lexemes: Lexeme[] } | { error: string } {
     if (q[i] === '-') {
       negated = true;
       i++;
-      if (i >= q.length || q[i] === ' ') return { error: `a lone "-" at position ${at + 1}: put it right before the word, phrase or site: to exclude` };
+      if (i >= q.length || q[i] === ' ') {
+        // Between two words ("CTLA - 4", "long - range") a dash standing alone is punctuation, dropped like "&";
+        // at either end it excludes nothing and is a mistake worth saying.
+        if (at === 0 || i >= q.length) return { error: `a lone "-" at position ${at + 1}: put it right before the word, phrase or site: to exclude` };
+        continue;
+      }
     }
     let operator: Lexeme['operator'];
     const rest = q.slice(i);

@@ -43,6 +43,12 @@ describe('parseQuery: operators', () => {
     expect(q.excluded).toEqual([{ kind: 'term', text: 'car' }, { kind: 'phrase', text: 'used cars' }]);
   });
 
+  it('a dash standing alone between words is punctuation, not an exclusion', () => {
+    const q = ok('CTLA - 4 long - range');
+    expect(q.excluded).toEqual([]);
+    expect(q.terms).toEqual(['CTLA', '4', 'long', 'range']);
+  });
+
   it('a hyphen inside a word is not an exclusion', () => {
     const q = ok('covid-19 state-of-the-art');
     expect(q.excluded).toEqual([]);
