@@ -1,6 +1,8 @@
 /**
- * Wiring of durable jobs (asynchronous bulk scrape and its webhooks) for one
- * process, by SCOUR_JOBS (config/env.ts jobsMode) and the process's role:
+ * Wiring of durable jobs (asynchronous bulk scrape, crawls, and their
+ * webhooks) for one process, by SCOUR_JOBS (config/env.ts jobsMode) and the
+ * process's role (each kind of job runs through the executor its operation
+ * registers with `provide`):
  *
  * | mode     | `scour serve`                          | `scour worker`                     |
  * |----------|----------------------------------------|------------------------------------|
@@ -10,7 +12,7 @@
  * Every runner also polls the store, so a job resumed after a crash, or one
  * whose queue entry was lost, still runs.
  */
-import type { JobExecutor, JobQueue, JobsHost, JobStore } from '../core/jobs.js';
+import type { JobExecutor, JobKind, JobQueue, JobsHost, JobStore } from '../core/jobs.js';
 import type { Clock, Logger } from '../core/ports.js';
 import { BullJobQueue, BullJobWorker } from '../adapters/jobs/bullmq.js';
 import { LocalJobQueue } from '../adapters/jobs/local.js';
@@ -39,14 +41,14 @@ const EMBEDDED_POLL_MS = 1000;
 export function createJobs(o: { settings: Settings; store: JobStore; clock: Clock; logger: Logger; role: Role }): Jobs {
   const { settings, store, clock, logger, role } = o;
   const mode = jobsMode(settings);
-  let executor: JobExecutor | undefined;
+  const executors = new Map<JobKind, JobExecutor>();
   const egress = egressPolicy(settings.allowPrivateTargets);
 
   const runsJobs = role === 'worker' || mode === 'embedded';
   const runner = runsJobs
     ? new JobRunner({
       store,
-      executor: () => executor,
+      executor: (kind) => executors.get(kind),
       clock,
       logger,
       leaseMs: settings.jobLeaseMs,
@@ -82,8 +84,9 @@ export function createJobs(o: { settings: Settings; store: JobStore; clock: Cloc
       store,
       queue,
       provide(e) {
-        if (executor !== undefined) throw new Error('JOBS_EXECUTOR_TAKEN: only one operation may run bulk jobs');
-        executor = e;
+        const kind = e.kind ?? 'bulk_scrape';
+        if (executors.has(kind)) throw new Error(`JOBS_EXECUTOR_TAKEN: only one operation may run ${kind} jobs`);
+        executors.set(kind, e);
       },
     },
     async start() {

@@ -1,17 +1,34 @@
 /**
- * The durable side of asynchronous bulk-scrape jobs (issue 5): the JobStore
- * port and its types. A job and one item per URL are written at submit time;
- * workers claim jobs under a lease (a crashed worker's job is taken over once
- * its lease lapses), and finishing an item bills it in the same transaction
- * that marks it done, so a resumed job never charges a URL twice. Webhook
- * deliveries and their attempt history live here too, so retries survive a
- * restart.
+ * The durable side of asynchronous jobs (issue 5: bulk scrape; issue 12:
+ * crawl): the JobStore port and its types. A job and one item per URL are
+ * written at submit time; workers claim jobs under a lease (a crashed
+ * worker's job is taken over once its lease lapses), and finishing an item
+ * bills it in the same transaction that marks it done, so a resumed job
+ * never charges a URL twice. Webhook deliveries and their attempt history
+ * live here too, so retries survive a restart.
+ *
+ * Jobs have a kind. A bulk job's items are its URLs, fixed at submission. A
+ * crawl's items are its frontier: every URL it has discovered, each with its
+ * depth, written as it is found (in the same transaction that finishes the
+ * page it was found on), so a crawl resumed after a crash continues from
+ * the URLs not yet done, knows every URL it has already seen, and never
+ * stores or bills a page twice.
  */
 import type { Effect } from 'effect';
 import type { ServiceUnavailable } from './errors.js';
+import type { WebhookEvent } from './webhooks.js';
 
+/** What runs a job: its executor is registered under this kind (JobsHost.provide). */
+export type JobKind = 'bulk_scrape' | 'crawl';
+export const JOB_KINDS: readonly JobKind[] = ['bulk_scrape', 'crawl'];
+
+/**
+ * The job's life in the runtime. A job that ended early on purpose (a crawl
+ * out of credits, or cancelled) is 'completed' with a `stopReason`.
+ */
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
-export type ItemStatus = 'pending' | 'completed' | 'failed';
+/** 'skipped': a frontier entry deliberately not fetched or not stored (its `reason` says why); never billed. */
+export type ItemStatus = 'pending' | 'completed' | 'failed' | 'skipped';
 /** 'sending': claimed by a worker under a lease; a lapsed lease makes it due again. */
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
@@ -20,10 +37,17 @@ export const BULK_OPERATION = 'scrape_bulk';
 
 export interface NewJob {
   readonly id: string;
+  /** Default 'bulk_scrape'. */
+  readonly kind?: JobKind;
   readonly accountId: string;
   /** The validated request, stored as JSON. */
   readonly request: unknown;
   readonly urls: readonly string[];
+  /**
+   * Frontier items (a crawl): the depth of each URL, in order (the URLs must
+   * then be distinct). Absent: plain items (a bulk job; URLs may repeat).
+   */
+  readonly depths?: readonly number[];
   readonly callbackUrl: string | null;
   readonly pricePerUrl: number;
   readonly now: number;
@@ -31,6 +55,7 @@ export interface NewJob {
 
 export interface Job {
   readonly id: string;
+  readonly kind: JobKind;
   readonly accountId: string;
   readonly status: JobStatus;
   readonly request: unknown;
@@ -43,6 +68,11 @@ export interface Job {
   readonly createdAt: number;
   readonly startedAt: number | null;
   readonly finishedAt: number | null;
+  /**
+   * Why the job ended early on purpose ('no_credits', 'cancelled'), or was
+   * asked to while it runs (JobStore.requestStop); null otherwise.
+   */
+  readonly stopReason: string | null;
 }
 
 export interface JobItem {
@@ -54,6 +84,19 @@ export interface JobItem {
   readonly result: unknown;
   /** JSON, or null (set for failed items). */
   readonly error: unknown;
+  /** Frontier items only: hops from the start URL. */
+  readonly depth?: number;
+  /** Skipped items only: why. */
+  readonly reason?: string;
+}
+
+/** A job's items counted by status, and its skipped ones by reason. */
+export interface ItemCounts {
+  readonly pending: number;
+  readonly completed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly reasons: Readonly<Record<string, number>>;
 }
 
 export interface DeliveryAttempt {
@@ -81,8 +124,9 @@ export interface DeliveryView {
 }
 
 export interface JobView extends Job {
-  /** Ordered by idx. */
+  /** Ordered by idx; empty when asked for without items. */
   readonly items: readonly JobItem[];
+  readonly counts: ItemCounts;
   /** Ordered by creation. */
   readonly deliveries: readonly DeliveryView[];
 }
@@ -98,8 +142,40 @@ export interface FinishItem {
   readonly error: unknown;
   /** Charged only when success and > 0. */
   readonly credits: number;
+  /** The ledger/usage operation the charge is recorded under (default BULK_OPERATION). */
+  readonly operation?: string;
   readonly ledgerRequestId: string;
   readonly now: number;
+  /** Finish the item as 'skipped' with this reason instead (never charged; success is ignored). */
+  readonly skip?: string;
+  /**
+   * Frontier entries found on this item's page, added in the same
+   * transaction (a crash cannot finish the page and lose its links). Only
+   * when the item is finished by this call and not refused for credits.
+   */
+  readonly discovered?: FrontierAdd;
+}
+
+/** New frontier entries: URLs already in the job are ignored; at most `limit` items in the job in all. */
+export interface FrontierAdd {
+  /** Distinct URLs (canonical form: the same spelling is the same entry). */
+  readonly entries: readonly FrontierEntry[];
+  readonly limit: number;
+}
+
+export interface FrontierEntry {
+  readonly url: string;
+  readonly depth: number;
+  /** Recorded as 'skipped' with this reason (never run), instead of 'pending'. */
+  readonly skip?: string;
+}
+
+/** A frontier entry a call added. */
+export interface AddedItem {
+  readonly idx: number;
+  readonly url: string;
+  readonly depth: number;
+  readonly status: 'pending' | 'skipped';
 }
 
 export interface FinishResult {
@@ -108,7 +184,57 @@ export interface FinishResult {
   readonly available: number;
   /** The item was finished before (by this or another worker): nothing changed, nothing charged. */
   readonly alreadyDone: boolean;
+  /**
+   * With `discovered`: the entries that were new to the job, with their idx
+   * (none when the charge was refused: a success with credits that comes
+   * back with charged 0 and not alreadyDone was refused for lack of credits).
+   */
+  readonly added?: readonly AddedItem[];
 }
+
+/** How a job ended early on purpose (JobStore.completeJob). */
+export interface JobEnd {
+  /** Recorded on the job (kept when the job already has one, e.g. a requested cancel). */
+  readonly stopReason?: string;
+  /** Items still 'pending' become 'skipped' with this reason. */
+  readonly leftover?: string;
+}
+
+/** Counts from `status, reason, n` rows (the stores' GROUP BY). */
+export function countItems(rows: readonly { readonly status: string; readonly reason: string | null; readonly n: number | string }[]): ItemCounts {
+  const c = { pending: 0, completed: 0, failed: 0, skipped: 0 };
+  const reasons: Record<string, number> = {};
+  for (const r of rows) {
+    const n = Number(r.n);
+    if (r.status in c) c[r.status as keyof typeof c] += n;
+    if (r.status === 'skipped') {
+      const why = r.reason ?? 'unknown';
+      reasons[why] = (reasons[why] ?? 0) + n;
+    }
+  }
+  return { ...c, reasons };
+}
+
+/** The entries of a frontier addition without repeats, in order (the first of a URL wins). */
+export function distinctEntries(add: FrontierAdd): FrontierEntry[] {
+  const seen = new Set<string>();
+  return add.entries.filter((e) => (seen.has(e.url) ? false : (seen.add(e.url), true)));
+}
+
+/** An item row as the port shows it: `depth` and `reason` only where they apply. */
+export function itemOf(row: Omit<JobItem, 'depth' | 'reason'> & { readonly depth: number | null; readonly reason: string | null }): JobItem {
+  const { depth, reason, ...rest } = row;
+  return { ...rest, ...(depth === null ? {} : { depth }), ...(reason === null ? {} : { reason }) };
+}
+
+/** What requestStop found. */
+export type StopRequest =
+  /** It was queued: it is closed now (pending items skipped with the reason). */
+  | 'stopped'
+  /** It is running: its runner stops it soon (JobExecution.stopRequested). */
+  | 'requested'
+  /** It had already ended: nothing changed. */
+  | 'finished';
 
 export interface NewDelivery {
   readonly id: string;
@@ -121,6 +247,13 @@ export interface NewDelivery {
 export interface ClaimedJob {
   readonly jobId: string;
   readonly accountId: string;
+}
+
+export interface GetJobOptions {
+  /** Only a job of this kind (default 'bulk_scrape'), or 'any'. */
+  readonly kind?: JobKind | 'any';
+  /** Load the items (default true); counts are always given. */
+  readonly items?: boolean;
 }
 
 /** The delivery completeJob creates with the job's end. */
@@ -171,14 +304,15 @@ export const DEFAULT_DELIVERY_LEASE_MS = 60_000;
 export interface JobStore {
   /** The job ('queued') and one 'pending' item per URL (idx from 0), together. */
   createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable>;
-  /** Undefined when unknown or owned by another account. */
-  getJob(id: string, accountId: string): Effect.Effect<JobView | undefined, ServiceUnavailable>;
+  /** Undefined when unknown, owned by another account, or of another kind. */
+  getJob(id: string, accountId: string, options?: GetJobOptions): Effect.Effect<JobView | undefined, ServiceUnavailable>;
   /**
    * Take the oldest job that is 'queued', or 'running' with a lapsed lease
    * (its worker died): it becomes 'running', held by `workerId` until now + leaseMs.
-   * With `jobId`, only that job, on the same conditions.
+   * With `jobId`, only that job, on the same conditions. With `kinds`, only
+   * jobs of those kinds (the ones this process can run).
    */
-  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>;
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string, kinds?: readonly JobKind[]): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>;
   /** Jobs 'running' now, with the worker holding each (for finding holders that died on this machine). */
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable>;
   /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
@@ -192,11 +326,27 @@ export interface JobStore {
    */
   finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable>;
   /**
+   * Add frontier entries to a running job held by `workerId` (URLs it
+   * already has are ignored; at most `add.limit` items in all). Empty when
+   * the job is no longer this worker's.
+   */
+  addItems(jobId: string, workerId: string, add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable>;
+  /**
    * Close the job and, when given, create its webhook delivery in the same
    * transaction (a crash cannot leave a finished job without its delivery);
    * false, and nothing written, when the job is not 'running' under this worker.
+   * `end` records why it ended early and skips the items left pending.
    */
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable>;
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery, end?: JobEnd): Effect.Effect<boolean, ServiceUnavailable>;
+  /**
+   * Ask a job of this account and kind to stop with `reason`: a queued one
+   * is closed at once ('completed' with the reason, pending items skipped,
+   * `delivery` created with it when given); a running one is marked, and its
+   * runner stops it. Undefined when there is no such job.
+   */
+  requestStop(jobId: string, accountId: string, kind: JobKind, reason: string, now: number, delivery?: JobDelivery): Effect.Effect<StopRequest | undefined, ServiceUnavailable>;
+  /** The stop reason recorded on the job (null: none asked for). */
+  stopRequested(jobId: string): Effect.Effect<string | null, ServiceUnavailable>;
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable>;
   /**
    * Claim up to `limit` deliveries that are due ('pending' with
@@ -236,6 +386,10 @@ export interface ItemOutcome {
   readonly attempts: number;
   readonly result: unknown;
   readonly error: unknown;
+  /** Finish as 'skipped' with this reason (not billed). */
+  readonly skip?: string;
+  /** Frontier entries found on this page (see FinishItem.discovered). */
+  readonly discovered?: FrontierAdd;
 }
 
 /** What an executor gets for one claimed job. */
@@ -246,18 +400,31 @@ export interface JobExecution {
   readonly startedAt: number;
   /** Store one item's outcome and bill it (at most once per item, whoever finishes it). */
   finish(outcome: ItemOutcome): Effect.Effect<FinishResult, ServiceUnavailable>;
+  /** Add frontier entries (see JobStore.addItems). */
+  extend(add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable>;
+  /** The stop reason asked for since (a cancel), or null. */
+  stopRequested(): Effect.Effect<string | null, ServiceUnavailable>;
 }
 
 /**
- * The operation behind a kind of job (bulk scrape): runs a claimed job's
- * pending items, and shapes a job for its status endpoint and its webhook.
- * `run` failing with a JobFailure ends the job as 'failed'; with
- * ServiceUnavailable it is left to be resumed (its lease lapses).
+ * The operation behind a kind of job (bulk scrape, crawl): runs a claimed
+ * job's pending items, and shapes a job for its status endpoint and its
+ * webhook. `run` failing with a JobFailure ends the job as 'failed'; with
+ * ServiceUnavailable it is left to be resumed (its lease lapses). Ending
+ * with a JobEnd records why it stopped early.
  */
 export interface JobExecutor {
-  run(x: JobExecution): Effect.Effect<void, ServiceUnavailable | JobFailure>;
+  /** Default 'bulk_scrape'. */
+  readonly kind?: JobKind;
+  /** The ledger operation its items are billed under (default BULK_OPERATION). */
+  readonly operation?: string;
+  /** Webhook events of its ends (default bulk_scrape.completed / bulk_scrape.failed). */
+  readonly events?: { readonly completed: WebhookEvent; readonly failed: WebhookEvent };
+  run(x: JobExecution): Effect.Effect<void | JobEnd, ServiceUnavailable | JobFailure>;
   /** The job's public view (status endpoint body, webhook `data`). */
   view(job: JobView): unknown;
+  /** False when `view` reads only the counts (the items need not be loaded for it). Default true. */
+  readonly viewsItems?: boolean;
 }
 
 /** A job that cannot run at all (its stored request is no longer acceptable): it ends 'failed'. */
@@ -275,6 +442,6 @@ export interface JobQueue {
 export interface JobsHost {
   readonly store: JobStore;
   readonly queue: JobQueue;
-  /** Register the executor of bulk jobs (one per server). */
+  /** Register the executor of a kind of job (one per kind and server). */
   provide(executor: JobExecutor): void;
 }

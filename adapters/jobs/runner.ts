@@ -2,26 +2,30 @@
  * Runs durable jobs and their webhook deliveries in this process, from the
  * JobStore: claims a job under a lease (renewed while it runs; a lost lease
  * stops the run, a process that dies leaves the job to whoever claims it
- * after the lease), hands it to the executor, bills each item as it
- * finishes (the store bills an item at most once), closes the job and its
- * delivery in one transaction, then sends due deliveries, signed, on the
- * retry schedule. The same runner serves the embedded mode (woken by the
- * API process itself) and `scour worker` (fed by BullMQ, see ./bullmq.ts).
+ * after the lease), hands it to the executor of its kind (bulk scrape,
+ * crawl), bills each item as it finishes (the store bills an item at most
+ * once) and records the frontier entries a crawl finds with it, closes the
+ * job and its delivery in one transaction, then sends due deliveries,
+ * signed, on the retry schedule. The same runner serves the embedded mode
+ * (woken by the API process itself) and `scour worker` (fed by BullMQ, see
+ * ./bullmq.ts).
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { Cause, Effect, Exit } from 'effect';
 import type { ServiceUnavailable } from '../../core/errors.js';
-import { JobFailure, type ClaimedJob, type DueDelivery, type JobExecutor, type JobStore, type JobView } from '../../core/jobs.js';
+import {
+  BULK_OPERATION, JOB_KINDS, JobFailure, type ClaimedJob, type DueDelivery, type JobEnd, type JobExecutor, type JobKind, type JobStore, type JobView,
+} from '../../core/jobs.js';
 import type { Clock, Logger } from '../../core/ports.js';
 import { newDeliveryId } from '../webhooks/deliver.js';
 import { buildPayload, nextAttemptDelayMs, type DeliveryAttempt, type WebhookEvent, type WebhookPayload } from '../../core/webhooks.js';
 
 export interface RunnerOptions {
   readonly store: JobStore;
-  /** The registered executor (undefined: no operation runs jobs; nothing is claimed). */
-  readonly executor: () => JobExecutor | undefined;
+  /** The executor registered for a kind (undefined: no operation runs that kind; such jobs are not claimed). */
+  readonly executor: (kind: JobKind) => JobExecutor | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly leaseMs: number;
@@ -44,6 +48,8 @@ export interface RunnerOptions {
 }
 
 const run = <A>(e: Effect.Effect<A, ServiceUnavailable>): Promise<A> => Effect.runPromise(e);
+
+const DEFAULT_EVENTS = { completed: 'bulk_scrape.completed', failed: 'bulk_scrape.failed' } as const;
 
 /**
  * This machine, as of this boot: the host name and a digest of the kernel's
@@ -128,13 +134,20 @@ export class JobRunner {
     });
   }
 
+  /** The kinds this process can run; undefined when it can run every kind (no filter needed). */
+  private kinds(): readonly JobKind[] | undefined {
+    const kinds = JOB_KINDS.filter((k) => this.o.executor(k) !== undefined);
+    return kinds.length === JOB_KINDS.length ? undefined : kinds;
+  }
+
   private async pump(): Promise<void> {
-    if (this.o.executor() === undefined) return;
+    const kinds = this.kinds();
+    if (kinds !== undefined && kinds.length === 0) return;
     await this.releaseDeadHolders();
     while (!this.stopping && this.active.size < this.o.concurrency) {
       let claimed: ClaimedJob | undefined;
       try {
-        claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs));
+        claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs, undefined, kinds));
       } catch (e) {
         this.o.logger.warn({ err: String(e) }, 'job claim failed');
         return;
@@ -168,8 +181,9 @@ export class JobRunner {
    * when it cannot be claimed now: finished, or held by a live process.
    */
   async runNamed(jobId: string): Promise<boolean> {
-    if (this.stopping || this.o.executor() === undefined || this.active.has(jobId)) return false;
-    const claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs, jobId));
+    const kinds = this.kinds();
+    if (this.stopping || (kinds !== undefined && kinds.length === 0) || this.active.has(jobId)) return false;
+    const claimed = await run(this.o.store.claimJob(this.workerId, this.o.clock.now(), this.o.leaseMs, jobId, kinds));
     if (claimed === undefined) return false;
     await this.track(claimed);
     return true;
@@ -187,7 +201,6 @@ export class JobRunner {
 
   private async runJob({ jobId, accountId }: ClaimedJob): Promise<void> {
     const { store, clock, logger, leaseMs } = this.o;
-    const executor = this.o.executor()!;
     const abort = new AbortController();
     this.active.set(jobId, abort);
     let leaseUntil = clock.now() + leaseMs;
@@ -214,18 +227,29 @@ export class JobRunner {
     }, Math.max(250, Math.floor(leaseMs / 3)));
     renew.unref();
     try {
-      const job = await run(store.getJob(jobId, accountId));
+      const job = await run(store.getJob(jobId, accountId, { kind: 'any' }));
       if (job === undefined) return;
+      const executor = this.o.executor(job.kind);
+      if (executor === undefined) {
+        // Claimed by a named claim for a kind this process does not run: hand it back at once.
+        await run(store.renewLease(jobId, this.workerId, clock.now())).catch(() => undefined);
+        return;
+      }
       const startedAt = clock.now();
-      logger.info({ job_id: jobId, worker: this.workerId, pending: job.items.filter((i) => i.status === 'pending').length, total: job.total }, 'job started');
+      logger.info({ job_id: jobId, kind: job.kind, worker: this.workerId, pending: job.counts.pending, total: job.total }, 'job started');
+      const operation = executor.operation ?? BULK_OPERATION;
       const exit = await Effect.runPromiseExit(
         executor.run({
           job,
           startedAt,
           finish: (o) => store.finishItem({
             jobId, idx: o.idx, workerId: this.workerId, success: o.success, attempts: o.attempts, result: o.result, error: o.error,
-            credits: o.success ? job.pricePerUrl : 0, ledgerRequestId: `${jobId}:${o.idx}`, now: clock.now(),
+            credits: o.success && o.skip === undefined ? job.pricePerUrl : 0, operation, ledgerRequestId: `${jobId}:${o.idx}`, now: clock.now(),
+            ...(o.skip === undefined ? {} : { skip: o.skip }),
+            ...(o.discovered === undefined ? {} : { discovered: o.discovered }),
           }),
+          extend: (add) => store.addItems(jobId, this.workerId, add),
+          stopRequested: () => store.stopRequested(jobId),
         }),
         { signal: abort.signal },
       );
@@ -236,6 +260,8 @@ export class JobRunner {
         return;
       }
       let status: 'completed' | 'failed' = 'completed';
+      let end: JobEnd | undefined;
+      if (Exit.isSuccess(exit) && exit.value !== undefined) end = exit.value;
       if (Exit.isFailure(exit)) {
         const failure = Cause.findErrorOption(exit.cause);
         const err = failure._tag === 'Some' ? failure.value : undefined;
@@ -247,11 +273,11 @@ export class JobRunner {
         status = 'failed';
         logger.warn({ job_id: jobId, code: err.code, message: err.message }, 'job failed');
       }
-      const event: WebhookEvent = status === 'completed' ? 'bulk_scrape.completed' : 'bulk_scrape.failed';
+      const event: WebhookEvent = (executor.events ?? DEFAULT_EVENTS)[status];
       const now = clock.now();
       const delivery = job.callbackUrl === null ? undefined : { id: newDeliveryId(), event, nextAttemptAt: now };
-      const closed = await run(store.completeJob(jobId, this.workerId, now, status, delivery));
-      logger.info({ job_id: jobId, status, closed, ms: now - startedAt }, 'job finished');
+      const closed = await run(store.completeJob(jobId, this.workerId, now, status, delivery, end));
+      logger.info({ job_id: jobId, status, stop_reason: end?.stopReason, closed, ms: now - startedAt }, 'job finished');
       if (closed && delivery !== undefined) this.wakeDeliveries();
     } finally {
       clearInterval(renew);
@@ -278,20 +304,24 @@ export class JobRunner {
   }
 
   private async sendDue(): Promise<void> {
-    const executor = this.o.executor();
-    if (executor === undefined) return;
+    const kinds = this.kinds();
+    if (kinds !== undefined && kinds.length === 0) return;
     while (!this.stopping) {
       const due = await run(this.o.store.dueDeliveries(this.o.clock.now(), 8, this.o.deliveryLeaseMs));
       if (due.length === 0) return;
-      await Promise.all(due.map((d) => this.sendOne(d, executor)));
+      await Promise.all(due.map((d) => this.sendOne(d)));
     }
   }
 
-  private async sendOne(d: DueDelivery, executor: JobExecutor): Promise<void> {
+  private async sendOne(d: DueDelivery): Promise<void> {
     const { store, clock, logger } = this.o;
     const attempt = d.attempts + 1;
-    const job: JobView | undefined = await run(store.getJob(d.jobId, d.accountId));
-    if (job === undefined || job.callbackUrl === null) {
+    const head: JobView | undefined = await run(store.getJob(d.jobId, d.accountId, { kind: 'any', items: false }));
+    const executor = head === undefined ? undefined : this.o.executor(head.kind);
+    // A kind this process does not run: leave the delivery; its lease lapses and a process that runs it sends it.
+    if (head !== undefined && executor === undefined) return;
+    const job = head === undefined || executor?.viewsItems === false ? head : await run(store.getJob(d.jobId, d.accountId, { kind: 'any' }));
+    if (job === undefined || job.callbackUrl === null || executor === undefined) {
       await run(store.recordAttempt({ deliveryId: d.id, attempt, ok: false, status: null, error: 'the job no longer exists', attemptedAt: clock.now(), nextAttemptAt: null }));
       return;
     }

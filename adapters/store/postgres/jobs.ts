@@ -4,7 +4,9 @@
  * different job (or delivery) without waiting on one another. finishItem is
  * one transaction that locks the item before the account (the same order as
  * settle: hold/item, then account), so concurrent finishers cannot deadlock
- * and the guarded item UPDATE lets only one of them bill.
+ * and the guarded item UPDATE lets only one of them bill. A finish that adds
+ * frontier entries (a crawl) locks the job row first (job, item, account:
+ * still one order), which serialises the idx numbering of new entries.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -12,14 +14,22 @@ import { Effect } from 'effect';
 import type { ServiceUnavailable } from '../../../core/errors.js';
 import {
   BULK_OPERATION,
+  countItems,
   DEFAULT_DELIVERY_LEASE_MS,
+  distinctEntries,
+  itemOf,
   type DeliveryAttempt,
   type DeliveryView,
   type DueDelivery,
   type FinishItem,
   type FinishResult,
+  type AddedItem,
   type ClaimedJob,
+  type FrontierAdd,
+  type GetJobOptions,
   type Job,
+  type JobEnd,
+  type JobKind,
   type JobDelivery,
   type JobItem,
   type JobStore,
@@ -27,12 +37,14 @@ import {
   type NewDelivery,
   type NewJob,
   type RecordAttempt,
+  type StopRequest,
   type WebhookSecretState,
 } from '../../../core/jobs.js';
 import type { PostgresAccountStore } from './index.js';
 
-const JOB_COLUMNS = `id, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
-  total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+const JOB_COLUMNS = `id, kind, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
+  total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt",
+  stop_reason AS "stopReason"`;
 
 /** JSON text for a jsonb parameter (pg would turn a JS array into a PostgreSQL array), or NULL. */
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -40,15 +52,16 @@ const json = (v: unknown): string | null => (v === undefined || v === null ? nul
 const SQL = {
   createJob: `
     WITH j AS (
-      INSERT INTO bulk_jobs (id, account_id, status, request, callback_url, price_per_url, total, created_at)
-      VALUES ($1, $2, 'queued', $3::jsonb, $4, $5, cardinality($6::text[]), $7) RETURNING ${JOB_COLUMNS}
+      INSERT INTO bulk_jobs (id, kind, account_id, status, request, callback_url, price_per_url, total, created_at)
+      VALUES ($1, $9, $2, 'queued', $3::jsonb, $4, $5, cardinality($6::text[]), $7) RETURNING ${JOB_COLUMNS}
     ), i AS (
-      INSERT INTO bulk_items (job_id, idx, url, status)
-      SELECT j.id, u.n - 1, u.url, 'pending' FROM j, unnest($6::text[]) WITH ORDINALITY AS u(url, n)
+      INSERT INTO bulk_items (job_id, idx, url, status, depth)
+      SELECT j.id, u.n - 1, u.url, 'pending', ($8::int[])[u.n] FROM j, unnest($6::text[]) WITH ORDINALITY AS u(url, n)
     )
     SELECT * FROM j`,
-  getJob: `SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = $1 AND account_id = $2`,
-  items: 'SELECT idx, url, status, attempts, result, error FROM bulk_items WHERE job_id = $1 ORDER BY idx',
+  getJob: `SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = $1 AND account_id = $2 AND ($3::text IS NULL OR kind = $3)`,
+  items: 'SELECT idx, url, status, attempts, result, error, depth, reason FROM bulk_items WHERE job_id = $1 ORDER BY idx',
+  counts: 'SELECT status, reason, count(*)::int AS n FROM bulk_items WHERE job_id = $1 GROUP BY status, reason',
   deliveries: `SELECT id, event, status, attempts, next_attempt_at AS "nextAttemptAt", created_at AS "createdAt"
                FROM webhook_deliveries WHERE job_id = $1 ORDER BY created_at, id COLLATE "C"`,
   attempts: `SELECT a.delivery_id AS "deliveryId", a.attempt, a.ok, a.response_status AS "responseStatus", a.error,
@@ -60,6 +73,7 @@ const SQL = {
     WHERE id = (
       SELECT id FROM bulk_jobs
       WHERE status IN ('queued', 'running') AND (status = 'queued' OR lease_until <= $2)
+        AND ($4::text[] IS NULL OR kind = ANY($4::text[]))
       ORDER BY created_at, id COLLATE "C" LIMIT 1
       FOR UPDATE SKIP LOCKED
     )
@@ -69,21 +83,46 @@ const SQL = {
     WHERE id = (
       SELECT id FROM bulk_jobs
       WHERE id = $4 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until <= $2)
+        AND ($5::text[] IS NULL OR kind = ANY($5::text[]))
       FOR UPDATE SKIP LOCKED
     )
     RETURNING id, account_id AS "accountId"`,
   renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   running: `SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`,
   finishItem: `
-    UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8
+    UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8, reason = $9
     FROM bulk_jobs j
     WHERE i.job_id = $1 AND i.idx = $2 AND i.status = 'pending' AND j.id = i.job_id
     RETURNING j.account_id`,
+  lockJob: 'SELECT total FROM bulk_jobs WHERE id = $1 FOR UPDATE',
+  lockHeldJob: `SELECT total FROM bulk_jobs WHERE id = $1 AND worker_id = $2 AND status = 'running' FOR UPDATE`,
+  // New entries in input order, known URLs left out, numbered on from the job's total, at most $6 of them.
+  addFrontier: `
+    WITH input AS (
+      SELECT u.url, u.depth, u.reason, u.n FROM unnest($3::text[], $4::int[], $5::text[]) WITH ORDINALITY AS u(url, depth, reason, n)
+    ), fresh AS (
+      SELECT i.*, row_number() OVER (ORDER BY i.n) - 1 AS k FROM input i
+      WHERE NOT EXISTS (SELECT 1 FROM bulk_items b WHERE b.job_id = $1 AND b.url = i.url AND b.depth IS NOT NULL)
+    )
+    INSERT INTO bulk_items (job_id, idx, url, status, depth, reason)
+    SELECT $1, $2 + k, url, CASE WHEN reason IS NULL THEN 'pending' ELSE 'skipped' END, depth, reason FROM fresh WHERE k < $6
+    RETURNING idx, url, depth, status`,
+  setTotal: 'UPDATE bulk_jobs SET total = $2 WHERE id = $1',
+  skipLeftover: `UPDATE bulk_items SET status = 'skipped', reason = $2 WHERE job_id = $1 AND status = 'pending'`,
+  stopState: 'SELECT status FROM bulk_jobs WHERE id = $1 AND account_id = $2 AND kind = $3 FOR UPDATE',
+  stopQueued: `UPDATE bulk_jobs SET status = 'completed', finished_at = $2, stop_reason = $3 WHERE id = $1 AND status = 'queued'`,
+  markStop: `UPDATE bulk_jobs SET stop_reason = coalesce(stop_reason, $2) WHERE id = $1 AND status = 'running'`,
+  stopReason: 'SELECT stop_reason FROM bulk_jobs WHERE id = $1',
   jobAccount: 'SELECT account_id FROM bulk_jobs WHERE id = $1',
   charge: `UPDATE accounts SET balance = balance - $2 WHERE id = $1 AND balance - held >= $2
            RETURNING period_start, balance - held AS available`,
   available: 'SELECT GREATEST(balance - held, 0) AS available FROM accounts WHERE id = $1',
-  refuseItem: `UPDATE bulk_items SET status = 'failed', result = NULL, error = '{"code":"NO_CREDITS"}'::jsonb WHERE job_id = $1 AND idx = $2`,
+  // A bulk item the balance cannot pay for fails with NO_CREDITS; a crawl page is skipped for it (it was never stored).
+  refuseItem: `UPDATE bulk_items SET result = NULL,
+                 status = CASE WHEN depth IS NULL THEN 'failed' ELSE 'skipped' END,
+                 error = CASE WHEN depth IS NULL THEN '{"code":"NO_CREDITS"}'::jsonb END,
+                 reason = CASE WHEN depth IS NULL THEN NULL ELSE 'no_credits' END
+               WHERE job_id = $1 AND idx = $2`,
   billed: `
     WITH l AS (
       INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -91,11 +130,11 @@ const SQL = {
     INSERT INTO usage (account_id, period_start, operation, credits, requests) VALUES ($2, $7, $3, $4, 1)
     ON CONFLICT (account_id, period_start, operation)
     DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1`,
-  completeJob: `UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL
+  completeJob: `UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL, stop_reason = coalesce($5, stop_reason)
                 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   completeJobWithDelivery: `
     WITH j AS (
-      UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL
+      UPDATE bulk_jobs SET status = $4, finished_at = $3, worker_id = NULL, lease_until = NULL, stop_reason = coalesce($8, stop_reason)
       WHERE id = $1 AND worker_id = $2 AND status = 'running' RETURNING id
     ), d AS (
       INSERT INTO webhook_deliveries (id, job_id, event, status, attempts, next_attempt_at, created_at)
@@ -159,17 +198,20 @@ export class PostgresJobStore implements JobStore {
   createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable> {
     return this.query<Job & pg.QueryResultRow, Job>(
       'createJob',
-      [j.id, j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls, j.now],
+      [j.id, j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls, j.now, j.depths ?? null, j.kind ?? 'bulk_scrape'],
       (r) => r.rows[0]!,
     );
   }
 
-  getJob(id: string, accountId: string): Effect.Effect<JobView | undefined, ServiceUnavailable> {
+  getJob(id: string, accountId: string, options: GetJobOptions = {}): Effect.Effect<JobView | undefined, ServiceUnavailable> {
+    const kind = options.kind === 'any' ? null : (options.kind ?? 'bulk_scrape');
     return this.attempt(async () => {
-      const job = (await this.pool.query<Job & pg.QueryResultRow>(q('getJob', [id, accountId]))).rows[0];
+      const job = (await this.pool.query<Job & pg.QueryResultRow>(q('getJob', [id, accountId, kind]))).rows[0];
       if (job === undefined) return undefined;
-      const [items, deliveries, attempts] = await Promise.all([
-        this.pool.query<JobItem & pg.QueryResultRow>(q('items', [id])),
+      type ItemRow = Omit<JobItem, 'depth' | 'reason'> & { depth: number | null; reason: string | null };
+      const [items, counts, deliveries, attempts] = await Promise.all([
+        options.items === false ? { rows: [] as ItemRow[] } : this.pool.query<ItemRow & pg.QueryResultRow>(q('items', [id])),
+        this.pool.query<{ status: string; reason: string | null; n: number }>(q('counts', [id])),
         this.pool.query<Omit<DeliveryView, 'history'> & pg.QueryResultRow>(q('deliveries', [id])),
         this.pool.query<DeliveryAttempt & { deliveryId: string }>(q('attempts', [id])),
       ]);
@@ -179,16 +221,19 @@ export class PostgresJobStore implements JobStore {
         list.push(rest);
         history.set(deliveryId, list);
       }
-      return { ...job, items: items.rows, deliveries: deliveries.rows.map((d) => ({ ...d, history: history.get(d.id) ?? [] })) };
+      return {
+        ...job, items: items.rows.map(itemOf), counts: countItems(counts.rows),
+        deliveries: deliveries.rows.map((d) => ({ ...d, history: history.get(d.id) ?? [] })),
+      };
     });
   }
 
-  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string, kinds?: readonly JobKind[]): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
     const pick = (r: pg.QueryResult<{ id: string; accountId: string }>) =>
       r.rows[0] === undefined ? undefined : { jobId: r.rows[0].id, accountId: r.rows[0].accountId };
     return jobId === undefined
-      ? this.query('claimJob', [workerId, now, leaseMs], pick)
-      : this.query('claimThisJob', [workerId, now, leaseMs, jobId], pick);
+      ? this.query('claimJob', [workerId, now, leaseMs, kinds ?? null], pick)
+      : this.query('claimThisJob', [workerId, now, leaseMs, jobId, kinds ?? null], pick);
   }
 
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
@@ -199,36 +244,14 @@ export class PostgresJobStore implements JobStore {
     return this.query('renew', [jobId, workerId, until], (r) => (r.rowCount ?? 0) > 0);
   }
 
-  finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable> {
-    if (!Number.isSafeInteger(f.credits) || f.credits < 0) return Effect.die(new RangeError(`credits must be an integer >= 0, got ${f.credits}`));
+  /** One transaction on one pooled connection; a connection that failed mid-transaction is destroyed, not pooled. */
+  private transaction<A>(work: (client: pg.PoolClient) => Promise<A>): Effect.Effect<A, ServiceUnavailable> {
     return this.attempt(async () => {
       const client = await this.pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
-        const available = async (accountId: string | undefined) =>
-          accountId === undefined ? 0 : ((await client.query<{ available: number }>(q('available', [accountId]))).rows[0]?.available ?? 0);
-        // Blocks on a concurrent finisher's row lock, then re-checks status = 'pending': only one of them gets the row.
-        const done = await client.query<{ account_id: string }>(q('finishItem', [
-          f.jobId, f.idx, f.success ? 'completed' : 'failed', f.attempts, f.success ? json(f.result) : null, json(f.error), f.workerId, f.now,
-        ]));
-        let result: FinishResult;
-        const accountId = done.rows[0]?.account_id;
-        if (accountId === undefined) {
-          const owner = (await client.query<{ account_id: string }>(q('jobAccount', [f.jobId]))).rows[0]?.account_id;
-          result = { charged: 0, available: await available(owner), alreadyDone: true };
-        } else if (!f.success || f.credits <= 0) {
-          result = { charged: 0, available: await available(accountId), alreadyDone: false };
-        } else {
-          const after = (await client.query<{ period_start: number; available: number }>(q('charge', [accountId, f.credits]))).rows[0];
-          if (after === undefined) {
-            await client.query(q('refuseItem', [f.jobId, f.idx]));
-            result = { charged: 0, available: await available(accountId), alreadyDone: false };
-          } else {
-            await client.query(q('billed', [randomUUID(), accountId, BULK_OPERATION, f.credits, f.ledgerRequestId, f.now, after.period_start]));
-            result = { charged: f.credits, available: after.available, alreadyDone: false };
-          }
-        }
+        const result = await work(client);
         await client.query('COMMIT');
         return result;
       } catch (e) {
@@ -236,16 +259,101 @@ export class PostgresJobStore implements JobStore {
         await client.query('ROLLBACK').catch(() => {});
         throw e;
       } finally {
-        // A connection that failed mid-transaction is destroyed, not pooled.
         client.release(broken);
       }
     });
   }
 
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable> {
+  /** Inside a transaction holding the job row: new frontier entries numbered on from `total`. */
+  private async addFrontier(client: pg.PoolClient, jobId: string, total: number, add: FrontierAdd): Promise<AddedItem[]> {
+    const entries = distinctEntries(add);
+    const room = Math.max(0, add.limit - total);
+    if (entries.length === 0 || room === 0) return [];
+    const r = await client.query<AddedItem>(q('addFrontier', [
+      jobId, total, entries.map((e) => e.url), entries.map((e) => e.depth), entries.map((e) => e.skip ?? null), room,
+    ]));
+    const added = [...r.rows].sort((a, b) => a.idx - b.idx);
+    if (added.length > 0) await client.query(q('setTotal', [jobId, total + added.length]));
+    return added;
+  }
+
+  finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable> {
+    if (!Number.isSafeInteger(f.credits) || f.credits < 0) return Effect.die(new RangeError(`credits must be an integer >= 0, got ${f.credits}`));
+    return this.transaction(async (client) => {
+      // Adding entries numbers them from the job's total: hold the job row first (job, item, account).
+      const total = f.discovered === undefined ? undefined : (await client.query<{ total: number }>(q('lockJob', [f.jobId]))).rows[0]?.total;
+      const available = async (accountId: string | undefined) =>
+        accountId === undefined ? 0 : ((await client.query<{ available: number }>(q('available', [accountId]))).rows[0]?.available ?? 0);
+      const status = f.skip !== undefined ? 'skipped' : f.success ? 'completed' : 'failed';
+      // Blocks on a concurrent finisher's row lock, then re-checks status = 'pending': only one of them gets the row.
+      const done = await client.query<{ account_id: string }>(q('finishItem', [
+        f.jobId, f.idx, status, f.attempts, status === 'completed' ? json(f.result) : null, json(f.error), f.workerId, f.now, f.skip ?? null,
+      ]));
+      const accountId = done.rows[0]?.account_id;
+      const discover = () => (f.discovered === undefined || total === undefined ? Promise.resolve([]) : this.addFrontier(client, f.jobId, total, f.discovered));
+      if (accountId === undefined) {
+        const owner = (await client.query<{ account_id: string }>(q('jobAccount', [f.jobId]))).rows[0]?.account_id;
+        return { charged: 0, available: await available(owner), alreadyDone: true };
+      }
+      if (status !== 'completed' || f.credits <= 0) {
+        const added = await discover();
+        return { charged: 0, available: await available(accountId), alreadyDone: false, ...(f.discovered === undefined ? {} : { added }) };
+      }
+      const after = (await client.query<{ period_start: number; available: number }>(q('charge', [accountId, f.credits]))).rows[0];
+      if (after === undefined) {
+        await client.query(q('refuseItem', [f.jobId, f.idx]));
+        return { charged: 0, available: await available(accountId), alreadyDone: false, ...(f.discovered === undefined ? {} : { added: [] }) };
+      }
+      await client.query(q('billed', [randomUUID(), accountId, f.operation ?? BULK_OPERATION, f.credits, f.ledgerRequestId, f.now, after.period_start]));
+      const added = await discover();
+      return { charged: f.credits, available: after.available, alreadyDone: false, ...(f.discovered === undefined ? {} : { added }) };
+    });
+  }
+
+  addItems(jobId: string, workerId: string, add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable> {
+    return this.transaction(async (client) => {
+      const total = (await client.query<{ total: number }>(q('lockHeldJob', [jobId, workerId]))).rows[0]?.total;
+      return total === undefined ? [] : this.addFrontier(client, jobId, total, add);
+    });
+  }
+
+  requestStop(jobId: string, accountId: string, kind: JobKind, reason: string, now: number, delivery?: JobDelivery): Effect.Effect<StopRequest | undefined, ServiceUnavailable> {
+    return this.transaction(async (client): Promise<StopRequest | undefined> => {
+      const status = (await client.query<{ status: string }>(q('stopState', [jobId, accountId, kind]))).rows[0]?.status;
+      if (status === undefined) return undefined;
+      if (status === 'queued') {
+        await client.query(q('stopQueued', [jobId, now, reason]));
+        await client.query(q('skipLeftover', [jobId, reason]));
+        if (delivery !== undefined) await client.query(q('createDelivery', [delivery.id, jobId, delivery.event, delivery.nextAttemptAt, now]));
+        return 'stopped';
+      }
+      if (status === 'running') {
+        await client.query(q('markStop', [jobId, reason]));
+        return 'requested';
+      }
+      return 'finished';
+    });
+  }
+
+  stopRequested(jobId: string): Effect.Effect<string | null, ServiceUnavailable> {
+    return this.query<{ stop_reason: string | null }, string | null>('stopReason', [jobId], (r) => r.rows[0]?.stop_reason ?? null);
+  }
+
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery, end?: JobEnd): Effect.Effect<boolean, ServiceUnavailable> {
+    const stopReason = end?.stopReason ?? null;
+    if (end?.leftover !== undefined) {
+      const leftover = end.leftover;
+      return this.transaction(async (client) => {
+        const closed = delivery === undefined
+          ? ((await client.query(q('completeJob', [jobId, workerId, now, status, stopReason]))).rowCount ?? 0) > 0
+          : (await client.query(q('completeJobWithDelivery', [jobId, workerId, now, status, delivery.id, delivery.event, delivery.nextAttemptAt, stopReason]))).rows.length > 0;
+        if (closed) await client.query(q('skipLeftover', [jobId, leftover]));
+        return closed;
+      });
+    }
     return delivery === undefined
-      ? this.query('completeJob', [jobId, workerId, now, status], (r) => (r.rowCount ?? 0) > 0)
-      : this.query('completeJobWithDelivery', [jobId, workerId, now, status, delivery.id, delivery.event, delivery.nextAttemptAt], (r) => r.rows.length > 0);
+      ? this.query('completeJob', [jobId, workerId, now, status, stopReason], (r) => (r.rowCount ?? 0) > 0)
+      : this.query('completeJobWithDelivery', [jobId, workerId, now, status, delivery.id, delivery.event, delivery.nextAttemptAt, stopReason], (r) => r.rows.length > 0);
   }
 
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable> {

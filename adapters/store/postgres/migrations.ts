@@ -157,4 +157,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         ADD CONSTRAINT account_webhook_secrets_previous CHECK ((previous_secret IS NULL) = (previous_expires_at IS NULL));
     `,
   },
+  {
+    version: 4,
+    name: 'job-kinds-crawl-frontier',
+    sql: `
+      -- A second kind of job (crawl) on the same runtime. kind picks the executor;
+      -- stop_reason says why a job ended early on purpose (or that a stop was asked for).
+      ALTER TABLE bulk_jobs
+        ADD COLUMN kind text NOT NULL DEFAULT 'bulk_scrape',
+        ADD COLUMN stop_reason text;
+
+      -- A crawl's items are its frontier: depth (NULL for bulk items), a 'skipped'
+      -- status with its reason, and one row per URL within a crawl.
+      ALTER TABLE bulk_items
+        DROP CONSTRAINT bulk_items_status_check,
+        ADD CONSTRAINT bulk_items_status_check CHECK (status IN ('pending', 'completed', 'failed', 'skipped')),
+        ADD COLUMN depth integer,
+        ADD COLUMN reason text;
+      CREATE UNIQUE INDEX bulk_items_frontier ON bulk_items(job_id, url) WHERE depth IS NOT NULL;
+      CREATE INDEX bulk_items_status ON bulk_items(job_id, status);
+    `,
+  },
 ];

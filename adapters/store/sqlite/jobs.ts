@@ -1,9 +1,10 @@
 /**
- * JobStore on the SQLite account store's connection (bulk jobs, items,
- * webhook deliveries, webhook secrets). Synchronous like the account store:
- * methods hand back Exit values. Claims and finishes run in BEGIN IMMEDIATE
- * transactions, so two connections (two processes on one file) cannot both
- * claim a job or both bill one item.
+ * JobStore on the SQLite account store's connection (jobs of every kind,
+ * their items or crawl frontier, webhook deliveries, webhook secrets).
+ * Synchronous like the account store: methods hand back Exit values. Claims,
+ * finishes and frontier additions run in BEGIN IMMEDIATE transactions, so
+ * two connections (two processes on one file) cannot both claim a job, both
+ * bill one item, or give two URLs one idx.
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -11,14 +12,22 @@ import { Effect } from 'effect';
 import { ServiceUnavailable } from '../../../core/errors.js';
 import {
   BULK_OPERATION,
+  countItems,
   DEFAULT_DELIVERY_LEASE_MS,
+  distinctEntries,
+  itemOf,
   type DeliveryAttempt,
   type DeliveryView,
   type DueDelivery,
   type FinishItem,
   type FinishResult,
+  type AddedItem,
   type ClaimedJob,
+  type FrontierAdd,
+  type GetJobOptions,
   type Job,
+  type JobEnd,
+  type JobKind,
   type JobDelivery,
   type JobItem,
   type JobStore,
@@ -26,12 +35,14 @@ import {
   type NewDelivery,
   type NewJob,
   type RecordAttempt,
+  type StopRequest,
   type WebhookSecretState,
 } from '../../../core/jobs.js';
 import type { SqliteAccountStore } from './index.js';
 
-const JOB_COLUMNS = `id, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
-  total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt"`;
+const JOB_COLUMNS = `id, kind, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
+  total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt",
+  stop_reason AS "stopReason"`;
 
 const NO_CREDITS = JSON.stringify({ code: 'NO_CREDITS' });
 
@@ -47,27 +58,46 @@ type JobRow = Omit<Job, 'request'> & { request: string };
 function prepare(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
   return {
-    insertJob: p(`INSERT INTO bulk_jobs (id, account_id, status, request, callback_url, price_per_url, total, created_at)
-                  VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`),
-    insertItem: p(`INSERT INTO bulk_items (job_id, idx, url, status) VALUES (?, ?, ?, 'pending')`),
-    getJob: p(`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ? AND account_id = ?`),
-    items: p(`SELECT idx, url, status, attempts, result, error FROM bulk_items WHERE job_id = ? ORDER BY idx`),
+    insertJob: p(`INSERT INTO bulk_jobs (id, kind, account_id, status, request, callback_url, price_per_url, total, created_at)
+                  VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`),
+    insertItem: p(`INSERT INTO bulk_items (job_id, idx, url, status, depth) VALUES (?, ?, ?, 'pending', ?)`),
+    getJob: p(`SELECT ${JOB_COLUMNS} FROM bulk_jobs WHERE id = ? AND account_id = ? AND (? IS NULL OR kind = ?)`),
+    items: p(`SELECT idx, url, status, attempts, result, error, depth, reason FROM bulk_items WHERE job_id = ? ORDER BY idx`),
+    counts: p(`SELECT status, reason, count(*) AS n FROM bulk_items WHERE job_id = ? GROUP BY status, reason`),
     deliveries: p(`SELECT id, event, status, attempts, next_attempt_at AS "nextAttemptAt", created_at AS "createdAt"
                    FROM webhook_deliveries WHERE job_id = ? ORDER BY created_at, rowid`),
     attempts: p(`SELECT a.delivery_id AS "deliveryId", a.attempt, a.ok, a.response_status AS "responseStatus", a.error,
                         a.attempted_at AS "attemptedAt", a.next_attempt_at AS "nextAttemptAt"
                  FROM delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
                  WHERE d.job_id = ? ORDER BY a.delivery_id, a.attempt`),
-    nextJob: p(`SELECT id, account_id AS "accountId" FROM bulk_jobs WHERE status = 'queued' OR (status = 'running' AND lease_until <= ?)
+    nextJob: p(`SELECT id, account_id AS "accountId" FROM bulk_jobs
+                WHERE (status = 'queued' OR (status = 'running' AND lease_until <= ?))
+                  AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))
                 ORDER BY created_at, id LIMIT 1`),
     thisJob: p(`SELECT id, account_id AS "accountId" FROM bulk_jobs
-                WHERE id = ? AND (status = 'queued' OR (status = 'running' AND lease_until <= ?))`),
+                WHERE id = ? AND (status = 'queued' OR (status = 'running' AND lease_until <= ?))
+                  AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))`),
     takeJob: p(`UPDATE bulk_jobs SET status = 'running', worker_id = ?, lease_until = ?, started_at = coalesce(started_at, ?) WHERE id = ?`),
     renew: p(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
     running: p(`SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`),
-    finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?
+    finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?, reason = ?
                    WHERE job_id = ? AND idx = ? AND status = 'pending'`),
-    refuseItem: p(`UPDATE bulk_items SET status = 'failed', result = NULL, error = ? WHERE job_id = ? AND idx = ?`),
+    // A bulk item the balance cannot pay for fails with NO_CREDITS; a crawl page is skipped for it (it was never stored).
+    refuseItem: p(`UPDATE bulk_items SET result = NULL,
+                     status = CASE WHEN depth IS NULL THEN 'failed' ELSE 'skipped' END,
+                     error = CASE WHEN depth IS NULL THEN ? END,
+                     reason = CASE WHEN depth IS NULL THEN NULL ELSE 'no_credits' END
+                   WHERE job_id = ? AND idx = ?`),
+    jobTotal: p(`SELECT total FROM bulk_jobs WHERE id = ?`).pluck(),
+    heldTotal: p(`SELECT total FROM bulk_jobs WHERE id = ? AND worker_id = ? AND status = 'running'`).pluck(),
+    setTotal: p(`UPDATE bulk_jobs SET total = ? WHERE id = ?`),
+    insertFrontier: p(`INSERT INTO bulk_items (job_id, idx, url, status, depth, reason) VALUES (?, ?, ?, ?, ?, ?)
+                       ON CONFLICT (job_id, url) WHERE depth IS NOT NULL DO NOTHING`),
+    skipLeftover: p(`UPDATE bulk_items SET status = 'skipped', reason = ? WHERE job_id = ? AND status = 'pending'`),
+    stopState: p(`SELECT status FROM bulk_jobs WHERE id = ? AND account_id = ? AND kind = ?`).pluck(),
+    stopQueued: p(`UPDATE bulk_jobs SET status = 'completed', finished_at = ?, stop_reason = ? WHERE id = ? AND status = 'queued'`),
+    markStop: p(`UPDATE bulk_jobs SET stop_reason = coalesce(stop_reason, ?) WHERE id = ? AND status = 'running'`),
+    stopReason: p(`SELECT stop_reason FROM bulk_jobs WHERE id = ?`).pluck(),
     jobAccount: p('SELECT account_id FROM bulk_jobs WHERE id = ?').pluck(),
     charge: p(`UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance - held >= ?
                RETURNING period_start AS "periodStart", balance - held AS available`),
@@ -76,7 +106,7 @@ function prepare(db: Database.Database) {
     addUsage: p(`INSERT INTO usage (account_id, period_start, operation, credits, requests) VALUES (?, ?, ?, ?, 1)
                  ON CONFLICT (account_id, period_start, operation)
                  DO UPDATE SET credits = credits + excluded.credits, requests = requests + 1`),
-    completeJob: p(`UPDATE bulk_jobs SET status = ?, finished_at = ?, worker_id = NULL, lease_until = NULL
+    completeJob: p(`UPDATE bulk_jobs SET status = ?, finished_at = ?, worker_id = NULL, lease_until = NULL, stop_reason = coalesce(?, stop_reason)
                     WHERE id = ? AND worker_id = ? AND status = 'running'`),
     insertDelivery: p(`INSERT INTO webhook_deliveries (id, job_id, event, status, attempts, next_attempt_at, created_at)
                        VALUES (?, ?, ?, 'pending', 0, ?, ?)`),
@@ -109,11 +139,15 @@ function prepare(db: Database.Database) {
 
 const toJob = (r: JobRow): Job => ({ ...r, request: parse(r.request) });
 
+type ItemRow = Omit<JobItem, 'result' | 'error' | 'depth' | 'reason'> & { result: string | null; error: string | null; depth: number | null; reason: string | null };
+
 export class SqliteJobStore implements JobStore {
   private readonly s: ReturnType<typeof prepare>;
   private readonly createTx: (j: NewJob) => Job;
-  private readonly claimTx: (workerId: string, now: number, leaseMs: number, jobId: string | undefined) => ClaimedJob | undefined;
-  private readonly completeTx: (jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined) => boolean;
+  private readonly claimTx: (workerId: string, now: number, leaseMs: number, jobId: string | undefined, kinds: string | null) => ClaimedJob | undefined;
+  private readonly completeTx: (jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined, end: JobEnd | undefined) => boolean;
+  private readonly addTx: (jobId: string, workerId: string, add: FrontierAdd) => AddedItem[];
+  private readonly stopTx: (jobId: string, accountId: string, kind: JobKind, reason: string, now: number, delivery: JobDelivery | undefined) => StopRequest | undefined;
   private readonly finishTx: (f: FinishItem) => FinishResult;
   private readonly dueTx: (now: number, limit: number, leaseMs: number) => DueDelivery[];
   private readonly recordTx: (r: RecordAttempt) => void;
@@ -122,41 +156,86 @@ export class SqliteJobStore implements JobStore {
     const s = (this.s = prepare(db));
 
     this.createTx = db.transaction((j: NewJob): Job => {
-      const row = s.insertJob.get(j.id, j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls.length, j.now) as JobRow;
-      j.urls.forEach((url, idx) => s.insertItem.run(j.id, idx, url));
+      const row = s.insertJob.get(j.id, j.kind ?? 'bulk_scrape', j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls.length, j.now) as JobRow;
+      j.urls.forEach((url, idx) => s.insertItem.run(j.id, idx, url, j.depths?.[idx] ?? null));
       return toJob(row);
     }).immediate;
 
-    this.claimTx = db.transaction((workerId: string, now: number, leaseMs: number, jobId: string | undefined) => {
-      const row = (jobId === undefined ? s.nextJob.get(now) : s.thisJob.get(jobId, now)) as { id: string; accountId: string } | undefined;
+    this.claimTx = db.transaction((workerId: string, now: number, leaseMs: number, jobId: string | undefined, kinds: string | null) => {
+      const row = (jobId === undefined ? s.nextJob.get(now, kinds, kinds) : s.thisJob.get(jobId, now, kinds, kinds)) as { id: string; accountId: string } | undefined;
       if (row === undefined) return undefined;
       s.takeJob.run(workerId, now + leaseMs, now, row.id);
       return { jobId: row.id, accountId: row.accountId };
     }).immediate;
 
-    this.completeTx = db.transaction((jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined) => {
-      if (s.completeJob.run(status, now, jobId, workerId).changes === 0) return false;
+    this.completeTx = db.transaction((jobId: string, workerId: string, now: number, status: string, delivery: JobDelivery | undefined, end: JobEnd | undefined) => {
+      if (s.completeJob.run(status, now, end?.stopReason ?? null, jobId, workerId).changes === 0) return false;
+      if (end?.leftover !== undefined) s.skipLeftover.run(end.leftover, jobId);
       if (delivery !== undefined) s.insertDelivery.run(delivery.id, jobId, delivery.event, delivery.nextAttemptAt, now);
       return true;
     }).immediate;
 
+    /** Inside a transaction: new frontier entries get the next idx values; known URLs are skipped by the unique index. */
+    const addFrontier = (jobId: string, total: number, add: FrontierAdd): AddedItem[] => {
+      const added: AddedItem[] = [];
+      let next = total;
+      for (const e of distinctEntries(add)) {
+        if (next >= add.limit) break;
+        const status = e.skip === undefined ? 'pending' : 'skipped';
+        if (s.insertFrontier.run(jobId, next, e.url, status, e.depth, e.skip ?? null).changes > 0) {
+          added.push({ idx: next, url: e.url, depth: e.depth, status });
+          next++;
+        }
+      }
+      if (next !== total) s.setTotal.run(next, jobId);
+      return added;
+    };
+
+    this.addTx = db.transaction((jobId: string, workerId: string, add: FrontierAdd): AddedItem[] => {
+      const total = s.heldTotal.get(jobId, workerId) as number | undefined;
+      return total === undefined ? [] : addFrontier(jobId, total, add);
+    }).immediate;
+
     this.finishTx = db.transaction((f: FinishItem): FinishResult => {
       const accountId = s.jobAccount.get(f.jobId) as string | undefined;
+      const status = f.skip !== undefined ? 'skipped' : f.success ? 'completed' : 'failed';
       const done = s.finishItem.run(
-        f.success ? 'completed' : 'failed', f.attempts, f.success ? json(f.result) : null, json(f.error), f.workerId, f.now, f.jobId, f.idx,
+        status, f.attempts, status === 'completed' ? json(f.result) : null, json(f.error), f.workerId, f.now, f.skip ?? null, f.jobId, f.idx,
       );
       const available = () => (accountId === undefined ? 0 : ((s.available.get(accountId) as number | undefined) ?? 0));
       if (done.changes === 0 || accountId === undefined) return { charged: 0, available: available(), alreadyDone: true };
-      if (!f.success || f.credits <= 0) return { charged: 0, available: available(), alreadyDone: false };
+      const discover = () => (f.discovered === undefined ? [] : addFrontier(f.jobId, s.jobTotal.get(f.jobId) as number, f.discovered));
+      if (status !== 'completed' || f.credits <= 0) {
+        const added = discover();
+        return { charged: 0, available: available(), alreadyDone: false, ...(f.discovered === undefined ? {} : { added }) };
+      }
       const after = s.charge.get(f.credits, accountId, f.credits) as { periodStart: number; available: number } | undefined;
       if (after === undefined) {
         s.refuseItem.run(NO_CREDITS, f.jobId, f.idx);
-        return { charged: 0, available: available(), alreadyDone: false };
+        return { charged: 0, available: available(), alreadyDone: false, ...(f.discovered === undefined ? {} : { added: [] }) };
       }
-      s.insertLedger.run(randomUUID(), accountId, BULK_OPERATION, f.credits, f.ledgerRequestId, f.now);
-      s.addUsage.run(accountId, after.periodStart, BULK_OPERATION, f.credits);
+      const operation = f.operation ?? BULK_OPERATION;
+      s.insertLedger.run(randomUUID(), accountId, operation, f.credits, f.ledgerRequestId, f.now);
+      s.addUsage.run(accountId, after.periodStart, operation, f.credits);
       this.forget(accountId);
-      return { charged: f.credits, available: after.available, alreadyDone: false };
+      const added = discover();
+      return { charged: f.credits, available: after.available, alreadyDone: false, ...(f.discovered === undefined ? {} : { added }) };
+    }).immediate;
+
+    this.stopTx = db.transaction((jobId: string, accountId: string, kind: JobKind, reason: string, now: number, delivery: JobDelivery | undefined): StopRequest | undefined => {
+      const status = s.stopState.get(jobId, accountId, kind) as string | undefined;
+      if (status === undefined) return undefined;
+      if (status === 'queued') {
+        s.stopQueued.run(now, reason, jobId);
+        s.skipLeftover.run(reason, jobId);
+        if (delivery !== undefined) s.insertDelivery.run(delivery.id, jobId, delivery.event, delivery.nextAttemptAt, now);
+        return 'stopped';
+      }
+      if (status === 'running') {
+        s.markStop.run(reason, jobId);
+        return 'requested';
+      }
+      return 'finished';
     }).immediate;
 
     this.dueTx = db.transaction((now: number, limit: number, leaseMs: number) => {
@@ -184,12 +263,13 @@ export class SqliteJobStore implements JobStore {
     return this.run(() => this.createTx(j));
   }
 
-  getJob(id: string, accountId: string): Effect.Effect<JobView | undefined, ServiceUnavailable> {
+  getJob(id: string, accountId: string, options: GetJobOptions = {}): Effect.Effect<JobView | undefined, ServiceUnavailable> {
+    const kind = options.kind === 'any' ? null : (options.kind ?? 'bulk_scrape');
     return this.run(() => {
-      const row = this.s.getJob.get(id, accountId) as JobRow | undefined;
+      const row = this.s.getJob.get(id, accountId, kind, kind) as JobRow | undefined;
       if (row === undefined) return undefined;
-      const items = (this.s.items.all(id) as (Omit<JobItem, 'result' | 'error'> & { result: string | null; error: string | null })[])
-        .map((i): JobItem => ({ ...i, result: parse(i.result), error: parse(i.error) }));
+      const items = options.items === false ? [] : (this.s.items.all(id) as ItemRow[]).map((i) => itemOf({ ...i, result: parse(i.result), error: parse(i.error) }));
+      const counts = countItems(this.s.counts.all(id) as { status: string; reason: string | null; n: number }[]);
       const history = new Map<string, DeliveryAttempt[]>();
       for (const a of this.s.attempts.all(id) as (Omit<DeliveryAttempt, 'ok'> & { deliveryId: string; ok: number })[]) {
         const { deliveryId, ...rest } = a;
@@ -200,12 +280,12 @@ export class SqliteJobStore implements JobStore {
       const deliveries = (this.s.deliveries.all(id) as Omit<DeliveryView, 'history'>[]).map(
         (d): DeliveryView => ({ ...d, history: history.get(d.id) ?? [] }),
       );
-      return { ...toJob(row), items, deliveries };
+      return { ...toJob(row), items, counts, deliveries };
     });
   }
 
-  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
-    return this.run(() => this.claimTx(workerId, now, leaseMs, jobId));
+  claimJob(workerId: string, now: number, leaseMs: number, jobId?: string, kinds?: readonly JobKind[]): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable> {
+    return this.run(() => this.claimTx(workerId, now, leaseMs, jobId, kinds === undefined ? null : JSON.stringify(kinds)));
   }
 
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
@@ -221,8 +301,20 @@ export class SqliteJobStore implements JobStore {
     return this.run(() => this.finishTx(f));
   }
 
-  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery): Effect.Effect<boolean, ServiceUnavailable> {
-    return this.run(() => this.completeTx(jobId, workerId, now, status, delivery));
+  addItems(jobId: string, workerId: string, add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable> {
+    return this.run(() => this.addTx(jobId, workerId, add));
+  }
+
+  completeJob(jobId: string, workerId: string, now: number, status: 'completed' | 'failed', delivery?: JobDelivery, end?: JobEnd): Effect.Effect<boolean, ServiceUnavailable> {
+    return this.run(() => this.completeTx(jobId, workerId, now, status, delivery, end));
+  }
+
+  requestStop(jobId: string, accountId: string, kind: JobKind, reason: string, now: number, delivery?: JobDelivery): Effect.Effect<StopRequest | undefined, ServiceUnavailable> {
+    return this.run(() => this.stopTx(jobId, accountId, kind, reason, now, delivery));
+  }
+
+  stopRequested(jobId: string): Effect.Effect<string | null, ServiceUnavailable> {
+    return this.run(() => (this.s.stopReason.get(jobId) as string | null | undefined) ?? null);
   }
 
   createDelivery(d: NewDelivery): Effect.Effect<void, ServiceUnavailable> {

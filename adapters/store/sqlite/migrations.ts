@@ -154,4 +154,38 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE account_webhook_secrets ADD COLUMN rotated_at INTEGER;
     `,
   },
+  {
+    version: 4,
+    name: 'job-kinds-crawl-frontier',
+    sql: `
+      -- A second kind of job (crawl) on the same runtime. kind picks the executor;
+      -- stop_reason says why a job ended early on purpose (or that a stop was asked for).
+      ALTER TABLE bulk_jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'bulk_scrape';
+      ALTER TABLE bulk_jobs ADD COLUMN stop_reason TEXT;
+
+      -- A crawl's items are its frontier: depth (NULL for bulk items), a 'skipped'
+      -- status with its reason, and one row per URL within a crawl. SQLite cannot
+      -- alter a CHECK, so the table is rebuilt (nothing references it).
+      CREATE TABLE bulk_items_v4 (
+        job_id TEXT NOT NULL REFERENCES bulk_jobs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed', 'skipped')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        error TEXT,
+        worker_id TEXT,
+        finished_at INTEGER,
+        depth INTEGER,
+        reason TEXT,
+        PRIMARY KEY (job_id, idx)
+      ) STRICT;
+      INSERT INTO bulk_items_v4 (job_id, idx, url, status, attempts, result, error, worker_id, finished_at)
+        SELECT job_id, idx, url, status, attempts, result, error, worker_id, finished_at FROM bulk_items;
+      DROP TABLE bulk_items;
+      ALTER TABLE bulk_items_v4 RENAME TO bulk_items;
+      CREATE UNIQUE INDEX bulk_items_frontier ON bulk_items(job_id, url) WHERE depth IS NOT NULL;
+      CREATE INDEX bulk_items_status ON bulk_items(job_id, status);
+    `,
+  },
 ];
