@@ -1,7 +1,8 @@
 /**
- * markdown: the main content (see main-content.ts) as Markdown, or the whole
- * body when no main content was found (a main content taken from a JSON-LD
- * articleBody is plain paragraphs). Headings (#), paragraphs, lists
+ * markdown: the main content (see main-content.ts) as Markdown, led by its
+ * headline as a heading of the page's own level, or the whole body when no
+ * main content was found (a main content taken from a JSON-LD articleBody is
+ * plain paragraphs). Headings (#), paragraphs, lists
  * (nested, ordered with their start), links [text](absolute url), images
  * ![alt](absolute src, lazy-load aware), emphasis (* and **), strikethrough,
  * inline code, fenced code blocks (language from a language-* class),
@@ -170,7 +171,20 @@ interface ListFrame {
   next: number;
 }
 
-type Exit = { readonly exit: Element; readonly close?: [string, string]; readonly list?: true; readonly prefix?: true; readonly flat?: true };
+type Exit = { readonly exit: Element; readonly close?: [string, string]; readonly list?: true; readonly prefix?: true; readonly flat?: true; readonly blockLink?: true };
+
+/** Whether a link wraps blocks (a card: image, heading, text), which Markdown link text cannot hold. */
+function wrapsBlocks(a: Element): boolean {
+  const stack: AnyNode[] = [...a.children];
+  let budget = 500;
+  while (stack.length > 0 && --budget > 0) {
+    const n = stack.pop()!;
+    if (!isElement(n)) continue;
+    if (BLOCK_TAGS.has(n.name)) return true;
+    for (const c of n.children) stack.push(c);
+  }
+  return false;
+}
 
 function codeLanguage(pre: Element): string {
   const classes = [pre.attribs.class ?? ''];
@@ -247,6 +261,8 @@ function tableLines(rows: Element[][], skip: (el: Element) => boolean): string[]
 export function toMarkdown(nodes: readonly AnyNode[], skip: (el: Element) => boolean, base: string): string {
   const w = new MarkdownWriter();
   const lists: ListFrame[] = [];
+  /** URLs of the links around blocks being written: their headings carry the link instead. */
+  const blockLinks: string[] = [];
   const stack: (AnyNode | Exit)[] = [];
   for (let i = nodes.length - 1; i >= 0; i--) stack.push(nodes[i]!);
   while (stack.length > 0) {
@@ -255,6 +271,7 @@ export function toMarkdown(nodes: readonly AnyNode[], skip: (el: Element) => boo
       const el = item.exit;
       if (item.close !== undefined) w.close(item.close[0], item.close[1]);
       if (item.flat === true) w.flat--;
+      if (item.blockLink === true) blockLinks.pop();
       if (item.prefix === true) w.popPrefix();
       if (item.list === true) {
         lists.pop();
@@ -318,14 +335,22 @@ export function toMarkdown(nodes: readonly AnyNode[], skip: (el: Element) => boo
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
         w.brk(2);
         const marker = '#'.repeat(Number(name[1])) + ' ';
-        w.open(marker);
+        const link = blockLinks[blockLinks.length - 1];
+        const open = link === undefined ? marker : marker + '[';
+        w.open(open);
         w.flat++;
-        children({ exit: node, close: [marker, ''], flat: true });
+        children({ exit: node, close: [open, link === undefined ? '' : `](${link})`], flat: true });
         continue;
       }
       case 'a': {
         const url = linkUrl(node.attribs.href, base);
         if (url === undefined) break;
+        if (wrapsBlocks(node)) {
+          // A card: its blocks as they are, its heading as the link.
+          blockLinks.push(url.replace(/[()\s]/g, encodeURIComponent));
+          children({ exit: node, blockLink: true });
+          continue;
+        }
         w.open('[');
         children({ exit: node, close: ['[', `](${url.replace(/[()\s]/g, encodeURIComponent)})`] });
         continue;
@@ -374,15 +399,20 @@ export function toMarkdown(nodes: readonly AnyNode[], skip: (el: Element) => boo
   return w.toString();
 }
 
+/** The headline as a heading of its own level. */
+const headingLine = (text: string, level: number): string => `${'#'.repeat(Math.min(6, Math.max(1, level)))} ${text.replace(INLINE_ESCAPE, '\\$1')}`;
+
 export function extractMarkdown(page: Page): string {
   const base = baseUrl(page.document, page.finalUrl);
   const main = mainContent(page);
-  if (main.source === 'dom' && main.text !== '') return toMarkdown(main.nodes, main.skip, base);
+  const lead = main.headline === '' ? [] : [headingLine(main.headline, main.headlineLevel)];
+  if (main.source === 'dom' && main.text !== '') {
+    const body = toMarkdown(main.nodes, main.skip, base);
+    return [...lead, ...(body === '' ? [] : [body])].join('\n\n');
+  }
   if (main.source === 'json-ld') {
-    return main.text
-      .split('\n\n')
-      .map((para) => escapeLineStart(para.replace(INLINE_ESCAPE, '\\$1')))
-      .join('\n\n');
+    const paras = main.articleBody.split('\n\n').map((para) => escapeLineStart(para.replace(INLINE_ESCAPE, '\\$1')));
+    return [...lead, ...paras].join('\n\n');
   }
   const { body } = structure(page.document);
   return toMarkdown('children' in body && !isElement(body as AnyNode) ? body.children : [body as Element], defaultSkip, base);

@@ -22,13 +22,37 @@ const layout = (content: string, extra = ''): string => `<!doctype html><html><h
 </body></html>`;
 
 describe('main_content', () => {
-  it('finds the article and leaves navigation, sidebar and footer out', () => {
-    const text = main(layout(`<article><h1>The Headline</h1>${ARTICLE}</article>`));
-    expect(text).toBe([1, 2, 3, 4, 5].map((n) => `This is article paragraph number ${n}, which talks at length about the subject, with commas, detail, and more detail for the reader to enjoy.`).join('\n\n'));
+  it('finds the article, led by its headline, and leaves navigation, sidebar and footer out', () => {
+    const paragraphs = [1, 2, 3, 4, 5].map((n) => `This is article paragraph number ${n}, which talks at length about the subject, with commas, detail, and more detail for the reader to enjoy.`).join('\n\n');
+    const p = page(layout(`<article><h1>The Headline</h1>${ARTICLE}</article>`));
+    expect(mainContentExtractor.extract(p, {})).toBe(`The Headline\n\n${paragraphs}`);
+    expect(mainContent(p)).toMatchObject({ headline: 'The Headline', headlineLevel: 1, articleBody: paragraphs });
+  });
+
+  it('keeps figure captions in main_content, and leaves them and the headline out of articleBody', () => {
+    const figure = '<figure><img src="a.jpg"><figcaption>A caption under the picture</figcaption></figure>';
+    const p = page(layout(`<article><h1>The Headline</h1>${para(1)}${figure}${para(2)}${para(3)}</article>`));
+    const { text, articleBody } = mainContent(p);
+    expect(text.startsWith('The Headline\n\nThis is article paragraph number 1')).toBe(true);
+    expect(text).toContain('number 1, which talks at length about the subject, with commas, detail, and more detail for the reader to enjoy.\n\nA caption under the picture\n\nThis is article paragraph number 2');
+    expect(articleBody).not.toContain('Headline');
+    expect(articleBody).not.toContain('caption');
+    expect(articleBody).toContain('paragraph number 3');
+  });
+
+  it('takes the headline from before the article body when it is not inside it, and never a logo', () => {
+    const html = `<html><head><title>Rain expected all week - Weather Desk</title></head><body>
+      <div class="masthead"><h1><a href="/">Weather Desk</a></h1></div>
+      <div class="title-wrap"><h2>Rain expected all week</h2></div>
+      <div class="story-body">${para(1)}${para(2)}${para(3)}</div></body></html>`;
+    const mc = mainContent(page(html));
+    expect(mc.headline).toBe('Rain expected all week');
+    expect(mc.headlineLevel).toBe(2);
+    expect(mc.text.startsWith('Rain expected all week\n\nThis is article paragraph number 1')).toBe(true);
+    expect(mc.text).not.toContain('Weather Desk');
   });
 
   it.each([
-    ['figure captions', '<figure><img src="a.jpg"><figcaption>A caption that should not be here</figcaption></figure>', 'caption'],
     ['bylines', '<div class="byline">By Jane Reporter, staff writer</div>', 'Jane'],
     ['share bars', '<div class="share-buttons"><a href="/s">Share on Facebook</a> <a href="/t">Tweet this</a></div>', 'Share'],
     ['related-links blocks', '<div class="related-stories"><a href="/r1">A related story with a long title</a><a href="/r2">Another related story</a></div>', 'related'],
@@ -36,7 +60,8 @@ describe('main_content', () => {
     ['scripts and styles', '<script>var notText = 1;</script><style>.x { color: red }</style>', 'notText'],
     ['hidden elements', '<p class="sr-only">Screen reader only text here</p><p hidden>Hidden text</p>', 'Screen reader'],
     ['a link-only paragraph', '<p><a href="/more">Read more: another story entirely about something else</a></p>', 'Read more'],
-    ['the page headline', '', 'Headline'],
+    ['a short link standing alone', '<a href="/next">Continue reading</a>', 'Continue'],
+    ['a cookie banner', '<div class="cookie-notice"><p>We use cookies, lots of them, to track you across the web, sorry about that.</p></div>', 'cookies'],
   ])('prunes %s inside the article', (_name, boilerplate, word) => {
     const text = main(layout(`<article><h1>The Headline</h1>${para(1)}${boilerplate}${para(2)}${para(3)}</article>`));
     expect(text).toContain('paragraph number 3');
@@ -70,6 +95,20 @@ describe('main_content', () => {
     const html = `<html><head><script type="application/ld+json">{"@type":"NewsArticle","articleBody":"First paragraph of the story.\\nSecond <b>paragraph</b> of it."}</script></head><body><div id="app"></div></body></html>`;
     const p = page(html);
     expect(mainContent(p)).toMatchObject({ source: 'json-ld', text: 'First paragraph of the story.\n\nSecond paragraph of it.' });
+  });
+
+  it('drops a heading whose section was all pruned (a list of links at the end)', () => {
+    const links = '<h3>More on this</h3><ul><li><a href="/x">One story</a></li><li><a href="/y">Another story</a></li></ul>';
+    const text = main(layout(`<article><h1>The Headline</h1>${para(1)}${para(2)}<h3>A real section</h3>${para(3)}${links}</article>`));
+    expect(text).toContain('A real section');
+    expect(text).toContain('number 3');
+    expect(text).not.toContain('More on this');
+    expect(text).not.toContain('story');
+  });
+
+  it('finds short pages: blocks under 25 characters, text straight in the body', () => {
+    expect(main('<html><body><nav><a href="/">Home</a></nav><main><h1>Done</h1><p>It worked.</p><p>Thanks!</p></main><footer>Footer</footer></body></html>')).toBe('Done\n\nIt worked.\n\nThanks!');
+    expect(main('<html><body>Just some text.</body></html>')).toBe('Just some text.');
   });
 
   it('gives "" for a page without text', () => {

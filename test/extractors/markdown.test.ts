@@ -51,6 +51,19 @@ describe('markdown', () => {
     expect(out).toContain('cell paragraph one');
   });
 
+  it('leads with the headline, at its level on the page', () => {
+    const html = `<html><head><title>Storm warning | Weather</title></head><body><nav><a href="/">Home</a></nav>
+      <div class="post"><h2 class="post-title">Storm <em>warning</em></h2><div class="post-body"><p>${LONG}</p><h3>Where</h3><p>${LONG}</p></div></div></body></html>`;
+    expect(md(html)).toBe(`## Storm warning\n\n${LONG}\n\n### Where\n\n${LONG}`);
+  });
+
+  it('writes a link around blocks (a card) as its heading linked', () => {
+    const card = (n: number): string => `<li><a href="/p/${n}"><img src="/i${n}.png" alt="Lamp ${n}"><h3>Arc lamp ${n}</h3></a>$${n}9</li>`;
+    expect(md(`<html><body><nav><a href="/">Home</a></nav><main><ul>${card(1)}${card(2)}</ul></main></body></html>`)).toBe(
+      '- ![Lamp 1](https://example.com/i1.png)\n\n  ### [Arc lamp 1](https://example.com/p/1)\n\n  $19\n- ![Lamp 2](https://example.com/i2.png)\n\n  ### [Arc lamp 2](https://example.com/p/2)\n\n  $29',
+    );
+  });
+
   it('leaves the page chrome out (main content only)', () => {
     const out = md(article('<p>middle</p>'));
     expect(out).not.toContain('Home');
