@@ -10,7 +10,6 @@ import { AccountAdmin } from '../core/account-admin.js';
 import type { JobStore } from '../core/jobs.js';
 import type { AccountStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
-import { openPostgresSearchIndex } from '../adapters/search-index/postgres.js';
 import { openSqliteSearchIndex } from '../adapters/search-index/sqlite.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { systemClock } from '../adapters/ids/hyperid.js';
@@ -44,6 +43,7 @@ export async function openAccounts(settings: Settings, plans: Plans = loadPlans(
 /** The configured local search index: PostgreSQL when DATABASE_URL is set, else the SQLite file beside the account store. */
 export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
   if (settings.databaseUrl !== undefined) {
+    const { openPostgresSearchIndex } = await import('../adapters/search-index/postgres.js');
     const pg = await openPostgresSearchIndex({ url: settings.databaseUrl });
     return { index: pg, close: () => pg.close() };
   }

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULTS, ENV_VARS, jobsMode, loadSettings } from '../../config/env.js';
+import { ConfigError, enabledSearchProviders, DEFAULTS, ENV_VARS, jobsMode, loadSettings } from '../../config/env.js';
 import { createLogger } from '../../adapters/logging/pino.js';
 
 describe('settings from the environment', () => {
@@ -24,6 +24,7 @@ describe('settings from the environment', () => {
       SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
       SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8',
       SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
+      SCOUR_SEARCH_PROVIDERS: ' Local, searxng ,', SEARXNG_URL: 'http://10.0.0.5:8888/searx/', SCOUR_SEARCH_PROVIDER_TIMEOUT: '3', SCOUR_INDEX_SCRAPES: 'yes',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
@@ -33,7 +34,21 @@ describe('settings from the environment', () => {
       allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
       chromiumPath: '/opt/chromium', browserPages: 8,
       jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
+      searchProviders: ['local', 'searxng'], searxngUrl: 'http://10.0.0.5:8888/searx', searchProviderTimeoutMs: 3000, indexScrapes: true,
     });
+  });
+
+  it('search providers: local by default, plus searxng with SEARXNG_URL; bad lists are refused', () => {
+    expect(enabledSearchProviders(loadSettings({}))).toEqual(['local']);
+    expect(enabledSearchProviders(loadSettings({ SEARXNG_URL: 'http://127.0.0.1:8888' }))).toEqual(['local', 'searxng']);
+    expect(enabledSearchProviders(loadSettings({ SEARXNG_URL: 'http://127.0.0.1:8888', SCOUR_SEARCH_PROVIDERS: 'searxng' }))).toEqual(['searxng']);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'searxng' })).toThrow(/SEARXNG_URL is not set/);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'local,local' })).toThrow(/twice/);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: ',' })).toThrow(/SCOUR_SEARCH_PROVIDERS/);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'local;drop table' })).toThrow(/SCOUR_SEARCH_PROVIDERS/);
+    expect(() => loadSettings({ SEARXNG_URL: 'searx.local' })).toThrow(/SEARXNG_URL/);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDER_TIMEOUT: '0' })).toThrow(/SCOUR_SEARCH_PROVIDER_TIMEOUT/);
+    expect(() => loadSettings({ SCOUR_INDEX_SCRAPES: 'sometimes' })).toThrow(/SCOUR_INDEX_SCRAPES/);
   });
 
   it('needs Redis for SCOUR_JOBS=queue, and resolves auto from the configured services', () => {
