@@ -1,0 +1,506 @@
+/**
+ * The local search index on SQLite (better-sqlite3), the embedded default:
+ * its own connection to the account store's file (scour.db), its own
+ * tables (search_*) and its own migration bookkeeping (search_migrations).
+ *
+ * Storage: an inverted index in a WITHOUT ROWID table keyed (term,
+ * collection, document), so a term's postings in a collection are one
+ * range scan in document order; each posting carries the term's title and
+ * text frequencies, the document's field lengths (so scoring needs no
+ * second lookup) and its positions (varints, for phrases, proximity and
+ * snippets). Per-collection statistics (documents, token totals, documents
+ * per analyser) live in search_collections, are cached in memory and
+ * re-read when this connection writes or PRAGMA data_version says another
+ * connection did. Ranking is rank.ts's, the same as on PostgreSQL.
+ *
+ * Writes: documents are analysed before any lock is taken, in slices that
+ * yield to the event loop; they are then written in transactions of
+ * `writeBatch` documents (BEGIN IMMEDIATE, one synchronous step each,
+ * yielding between them), so searches in this process and writers in
+ * others (the account store on the same file) wait at most one batch. A
+ * call of at most `writeBatch` documents is atomic; a larger one is written
+ * as consecutive atomic batches, in order.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
+} from '../../core/search.js';
+import { pendingMigrations, type Migration } from '../store/migrate.js';
+import {
+  checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
+  type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
+} from './engine.js';
+import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
+import type { RankingParams } from './rank.js';
+
+interface OldDoc {
+  readonly id: number;
+  readonly analyser: string;
+  readonly title_length: number;
+  readonly text_length: number;
+  readonly terms: string;
+}
+
+
+
+export interface SqliteSearchIndexOptions extends SearchOptions {
+  /** The database file (the account store's scour.db; its directory is created), or ':memory:'. */
+  readonly path: string;
+  /** Documents per write transaction (default 100): the longest a write holds the file's write lock and this process's event loop. */
+  readonly writeBatch?: number;
+}
+
+export type SqliteSearchIndex = SearchIndex & {
+  close(): void;
+  /** The ranking parameters in use (for the benchmark's report). */
+  readonly ranking: RankingParams;
+};
+
+export const SQLITE_SEARCH_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'search index: collections, documents, postings',
+    sql: `
+      CREATE TABLE search_collections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        documents INTEGER NOT NULL DEFAULT 0,
+        title_tokens INTEGER NOT NULL DEFAULT 0,
+        text_tokens INTEGER NOT NULL DEFAULT 0,
+        last_updated INTEGER
+      ) STRICT;
+      CREATE TABLE search_collection_analysers (
+        cid INTEGER NOT NULL,
+        analyser TEXT NOT NULL,
+        documents INTEGER NOT NULL,
+        PRIMARY KEY (cid, analyser)
+      ) WITHOUT ROWID, STRICT;
+      CREATE TABLE search_documents (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        cid INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        published_at INTEGER,
+        language TEXT,
+        analyser TEXT NOT NULL,
+        country TEXT,
+        type TEXT NOT NULL,
+        safe INTEGER,
+        domain TEXT NOT NULL,
+        indexed_at INTEGER NOT NULL,
+        title_length INTEGER NOT NULL,
+        text_length INTEGER NOT NULL,
+        author TEXT,
+        site_name TEXT,
+        doi TEXT,
+        title TEXT NOT NULL,
+        terms TEXT NOT NULL,
+        text TEXT NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX search_documents_url ON search_documents (cid, url);
+      CREATE TABLE search_postings (
+        id INTEGER PRIMARY KEY,
+        term TEXT NOT NULL,
+        cid INTEGER NOT NULL,
+        first_doc INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        data BLOB NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX search_postings_term ON search_postings (term, cid, first_doc);
+    `,
+  },
+];
+
+/** Applies pending search migrations in one IMMEDIATE transaction (processes opening together take turns). */
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS search_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at INTEGER NOT NULL
+    ) STRICT`);
+    const applied = db.prepare('SELECT version FROM search_migrations').pluck().all() as number[];
+    const record = db.prepare('INSERT INTO search_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of pendingMigrations('SQLite search index', SQLITE_SEARCH_MIGRATIONS, applied)) {
+      db.exec(m.sql);
+      record.run(m.version, m.name, Date.now());
+    }
+  }).immediate();
+}
+
+const DOC_COLUMNS = `d.id, c.name AS collection, d.url, d.title, d.text, d.published_at, d.language, d.analyser, d.country, d.type,
+  d.author, d.site_name, d.doi, d.safe, d.domain, d.indexed_at`;
+
+interface DocRow {
+  id: number;
+  collection: string;
+  url: string;
+  title: string;
+  text: string;
+  published_at: number | null;
+  language: string | null;
+  analyser: string;
+  country: string | null;
+  type: StoredDocument['type'];
+  author: string | null;
+  site_name: string | null;
+  doi: string | null;
+  safe: number | null;
+  domain: string;
+  indexed_at: number;
+}
+
+function toStored(r: DocRow): StoredDocument & { analyser: string } {
+  return {
+    collection: r.collection,
+    url: r.url,
+    title: r.title,
+    text: r.text,
+    publishedAt: r.published_at,
+    language: r.language,
+    country: r.country,
+    type: r.type,
+    author: r.author,
+    siteName: r.site_name,
+    doi: r.doi,
+    safe: r.safe === null ? null : r.safe === 1,
+    domain: r.domain,
+    indexedAt: r.indexed_at,
+    analyser: r.analyser,
+  };
+}
+
+/** Opens (creating and migrating) the index in the given file. Throws when it cannot. */
+export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): SqliteSearchIndex {
+  const memory = options.path === ':memory:';
+  if (!memory) mkdirSync(dirname(resolve(options.path)), { recursive: true });
+  const db = new Database(options.path);
+  try {
+    db.pragma('busy_timeout = 5000');
+    if (!memory) db.pragma('journal_mode = WAL');
+    // WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last commits, which a re-import restores.
+    db.pragma('synchronous = NORMAL');
+    const encoding = db.pragma('encoding', { simple: true });
+    if (encoding !== 'UTF-8') throw new Error(`the search index needs a UTF-8 database; ${options.path} is ${String(encoding)}`);
+    migrate(db);
+    return new SqliteIndex(db, rankingParams(options), Math.max(1, Math.floor(options.writeBatch ?? 100)));
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+interface Delta {
+  documents: number;
+  titleTokens: number;
+  textTokens: number;
+  analysers: Map<string, number>;
+}
+
+class SqliteIndex implements SearchIndex, SearchStorage {
+  private readonly s;
+  private readonly filterStatements = new Map<string, Database.Statement>();
+  private cache = new Map<string, CollectionInfo | null>();
+  private dataVersion = -1;
+  private closed = false;
+
+  constructor(private readonly db: Database.Database, readonly ranking: RankingParams, private readonly writeBatch: number) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      dataVersion: p('PRAGMA data_version').pluck(),
+      collection: p('SELECT id, name, documents, title_tokens, text_tokens, last_updated FROM search_collections WHERE name = ?'),
+      analysers: p('SELECT analyser, documents FROM search_collection_analysers WHERE cid = ?'),
+      ensureCollection: p('INSERT INTO search_collections (name) VALUES (?) ON CONFLICT (name) DO NOTHING'),
+      collectionId: p('SELECT id FROM search_collections WHERE name = ?').pluck(),
+      blocks: p('SELECT count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc').raw(),
+      blockOf: p('SELECT id, data FROM search_postings WHERE term = ? AND cid = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
+      updateBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
+      lastBlocks: p(`SELECT j.value, p.id, p.count FROM json_each(?) j
+        JOIN search_postings p ON p.id = (SELECT id FROM search_postings WHERE term = j.value AND cid = ? ORDER BY first_doc DESC LIMIT 1)`).raw(),
+      // Blob || blob is a byte concatenation in a UTF-8 database (checked at open); first_doc is left alone, and so is its index.
+      appendBlocks: p(`UPDATE search_postings SET count = count + v.n, data = CAST(data || unhex(v.hex) AS BLOB)
+        FROM (SELECT value ->> 0 AS id, value ->> 1 AS n, value ->> 2 AS hex FROM json_each(?)) v WHERE search_postings.id = v.id`),
+      insertBlocks: p(`INSERT INTO search_postings (term, cid, first_doc, count, data)
+        SELECT value ->> 0, ?, value ->> 1, value ->> 2, unhex(value ->> 3) FROM json_each(?)`),
+      deleteBlock: p('DELETE FROM search_postings WHERE id = ?'),
+      findDoc: p('SELECT id, analyser, title_length, text_length, terms FROM search_documents WHERE cid = ? AND url = ?'),
+      insertDoc: p(`INSERT INTO search_documents (cid, url, published_at, language, analyser, country, type, safe, domain, indexed_at,
+        title_length, text_length, author, site_name, doi, title, terms, text)
+        VALUES (@cid, @url, @publishedAt, @language, @analyser, @country, @type, @safe, @domain, @now,
+        @titleLength, @textLength, @author, @siteName, @doi, @title, @terms, @text)`),
+      updateDoc: p(`UPDATE search_documents SET published_at = @publishedAt, language = @language, analyser = @analyser, country = @country,
+        type = @type, safe = @safe, domain = @domain, indexed_at = @now, title_length = @titleLength, text_length = @textLength,
+        author = @author, site_name = @siteName, doi = @doi, title = @title, terms = @terms, text = @text WHERE id = @id`),
+      deleteDoc: p('DELETE FROM search_documents WHERE id = ?'),
+      updateCollection: p(`UPDATE search_collections SET documents = documents + ?, title_tokens = title_tokens + ?, text_tokens = text_tokens + ?,
+        last_updated = ? WHERE id = ?`),
+      updateAnalyser: p(`INSERT INTO search_collection_analysers (cid, analyser, documents) VALUES (?, ?, ?)
+        ON CONFLICT (cid, analyser) DO UPDATE SET documents = documents + excluded.documents`),
+      dropEmptyAnalysers: p('DELETE FROM search_collection_analysers WHERE cid = ? AND documents <= 0'),
+      documents: p(`SELECT ${DOC_COLUMNS} FROM search_documents d JOIN search_collections c ON c.id = d.cid
+        WHERE d.id IN (SELECT value FROM json_each(?))`),
+      get: p(`SELECT ${DOC_COLUMNS} FROM search_documents d JOIN search_collections c ON c.id = d.cid
+        WHERE c.name IN (SELECT value FROM json_each(?)) AND d.url IN (SELECT value FROM json_each(?))
+        ORDER BY d.id`),
+      stats: p('SELECT name, documents, last_updated FROM search_collections ORDER BY name'),
+      bytes: p(`SELECT sum(pgsize) FROM dbstat WHERE name IN
+        (SELECT name FROM sqlite_schema WHERE tbl_name LIKE 'search\\_%' ESCAPE '\\' AND tbl_name <> 'search_migrations')`).pluck(),
+    };
+  }
+
+  // ------------------------------------------------------------ SearchStorage
+
+  /** Drops cached statistics when another connection (or process) has committed since the last look. */
+  private fresh(): void {
+    const v = this.s.dataVersion.get() as number;
+    if (v !== this.dataVersion) {
+      this.dataVersion = v;
+      this.cache.clear();
+    }
+  }
+
+  private info(name: string): CollectionInfo | null {
+    let info = this.cache.get(name);
+    if (info !== undefined) return info;
+    const r = this.s.collection.get(name) as { id: number; name: string; documents: number; title_tokens: number; text_tokens: number; last_updated: number | null } | undefined;
+    if (r === undefined) info = null;
+    else {
+      const analysers = new Map<string, number>();
+      for (const a of this.s.analysers.all(r.id) as { analyser: string; documents: number }[]) analysers.set(a.analyser, a.documents);
+      info = { id: r.id, name: r.name, documents: r.documents, titleTokens: r.title_tokens, textTokens: r.text_tokens, lastUpdated: r.last_updated, analysers };
+    }
+    this.cache.set(name, info);
+    return info;
+  }
+
+  async collections(names: readonly string[]): Promise<readonly CollectionInfo[]> {
+    this.fresh();
+    return names.map((n) => this.info(n)).filter((c): c is CollectionInfo => c !== null);
+  }
+
+  async postings(forms: readonly string[], collectionIds: readonly number[]): Promise<Map<string, PostingList>> {
+    const out = new Map<string, PostingList>();
+    for (const f of forms) {
+      const data: Uint8Array[] = [];
+      let count = 0;
+      for (const cid of collectionIds) {
+        for (const [n, d] of this.s.blocks.all(f, cid) as [number, Uint8Array][]) {
+          count += n;
+          data.push(d);
+        }
+      }
+      if (count > 0) out.set(f, new PostingList(data, count));
+    }
+    return out;
+  }
+
+  async filter(docs: readonly number[], f: DocumentFilter): Promise<Map<number, DocumentFacts>> {
+    const where: string[] = [];
+    const args: unknown[] = [JSON.stringify(docs)];
+    if (f.country !== undefined) { where.push('country = ?'); args.push(f.country); }
+    if (f.language !== undefined) { where.push('language = ?'); args.push(f.language); }
+    if (f.publishedAfter !== undefined) { where.push('published_at >= ?'); args.push(f.publishedAfter); }
+    if (f.safe === 'moderate') where.push('(safe IS NULL OR safe = 1)');
+    if (f.safe === 'strict') where.push('safe = 1');
+    if (f.news) where.push(`type IN ('news', 'article') AND published_at IS NOT NULL`);
+    const sql = `SELECT id, published_at, domain FROM search_documents WHERE id IN (SELECT value FROM json_each(?))${where.map((w) => ` AND ${w}`).join('')}`;
+    let st = this.filterStatements.get(sql);
+    if (st === undefined) this.filterStatements.set(sql, (st = this.db.prepare(sql).raw()));
+    const out = new Map<number, DocumentFacts>();
+    for (const [id, publishedAt, domain] of st.all(...args) as [number, number | null, string][]) out.set(id, { publishedAt, domain });
+    return out;
+  }
+
+  async documents(docs: readonly number[]): Promise<Map<number, StoredDocument & { readonly analyser: string }>> {
+    const out = new Map<number, StoredDocument & { analyser: string }>();
+    if (docs.length === 0) return out;
+    for (const r of this.s.documents.all(JSON.stringify(docs)) as DocRow[]) out.set(r.id, toStored(r));
+    return out;
+  }
+
+  // ------------------------------------------------------------ SearchIndex
+
+  private open(): void {
+    if (this.closed) throw new Error('the search index is closed');
+  }
+
+  async search(query: IndexQuery): Promise<IndexSearchResult> {
+    this.open();
+    return runSearch(this, query, this.ranking);
+  }
+
+  async upsert(collection: string, documents: readonly IndexDocument[], now: number): Promise<UpsertResult> {
+    this.open();
+    checkCollection(collection);
+    const prepared = await prepareAll(documents);
+    let indexed = 0;
+    let updated = 0;
+    for (let i = 0; i < prepared.length; i += this.writeBatch) {
+      if (i > 0) await yieldToLoop();
+      this.open();
+      const r = this.writeDocuments(collection, prepared.slice(i, i + this.writeBatch), now);
+      indexed += r.indexed;
+      updated += r.updated;
+    }
+    return { indexed, updated };
+  }
+
+  private collectionId(name: string): number {
+    this.s.ensureCollection.run(name);
+    return this.s.collectionId.get(name) as number;
+  }
+
+  /** Removes documents' entries from their blocks: `docs` by term. */
+  private removeEntries(cid: number, docs: Map<string, number[]>): void {
+    if (docs.size === 0) return;
+    const blocks = new Map<number, Uint8Array>();
+    const gone = new Set<number>();
+    for (const [term, ids] of docs) {
+      for (const id of ids) {
+        gone.add(id);
+        const b = this.s.blockOf.get(term, cid, id) as { id: number; data: Uint8Array } | undefined;
+        if (b !== undefined && !blocks.has(b.id)) blocks.set(b.id, b.data);
+      }
+    }
+    const { updates, deletes } = planRemovals(blocks, gone);
+    for (const [id, firstDoc, count, data] of updates) this.s.updateBlock.run(firstDoc, count, data, id);
+    for (const id of deletes) this.s.deleteBlock.run(id);
+  }
+
+  /**
+   * Appends new documents' entries (ids above every stored one) to each
+   * term's last block, opening blocks as they fill: one statement finds the
+   * last blocks, one appends to them (blob concatenation in SQL), one inserts
+   * the new blocks, however many terms the batch has.
+   */
+  private appendEntries(cid: number, entries: Map<string, Entry[]>): void {
+    if (entries.size === 0) return;
+    const last = new Map<string, [number, number]>();
+    for (const [term, id, count] of this.s.lastBlocks.all(JSON.stringify([...entries.keys()]), cid) as [string, number, number][]) last.set(term, [id, count]);
+    const { appends, inserts } = planAppends(entries, last);
+    if (appends.length > 0) this.s.appendBlocks.run(JSON.stringify(appends.map(([id, n, data]) => [id, n, data.toString('hex')])));
+    if (inserts.length > 0) this.s.insertBlocks.run(cid, JSON.stringify(inserts.map(([term, first, n, data]) => [term, first, n, data.toString('hex')])));
+  }
+
+  private applyDelta(cid: number, d: Delta, now: number): void {
+    this.s.updateCollection.run(d.documents, d.titleTokens, d.textTokens, now, cid);
+    for (const [a, n] of d.analysers) if (n !== 0) this.s.updateAnalyser.run(cid, a, n);
+    this.s.dropEmptyAnalysers.run(cid);
+  }
+
+  private writeDocuments(collection: string, docs: readonly PreparedDocument[], now: number): UpsertResult {
+    const r = this.db.transaction(() => {
+      const cid = this.collectionId(collection);
+      const delta: Delta = { documents: 0, titleTokens: 0, textTokens: 0, analysers: new Map() };
+      const bump = (a: string, n: number) => delta.analysers.set(a, (delta.analysers.get(a) ?? 0) + n);
+      const gone = new Map<string, number[]>();
+      const written: { id: number; titleLength: number; textLength: number; postings: PreparedDocument['postings'] }[] = [];
+      let indexed = 0;
+      let updated = 0;
+      for (const d of docs) {
+        const old = this.s.findDoc.get(cid, d.url) as OldDoc | undefined;
+        if (old !== undefined) {
+          // A replaced document gets a new id (ids only grow, so its entries are appended like any new one's).
+          this.forget(old, gone, delta);
+          this.s.deleteDoc.run(old.id);
+          updated++;
+        } else {
+          indexed++;
+        }
+        const id = Number(this.s.insertDoc.run({
+          cid, url: d.url, publishedAt: d.publishedAt, language: d.language, analyser: d.analyser, country: d.country, type: d.type,
+          safe: d.safe === null ? null : d.safe ? 1 : 0, domain: d.domain, now, titleLength: d.titleLength, textLength: d.textLength,
+          author: d.author, siteName: d.siteName, doi: d.doi, title: d.title, terms: d.postings.map((p) => p.term).join(' '), text: d.text,
+        }).lastInsertRowid);
+        delta.documents++;
+        delta.titleTokens += d.titleLength;
+        delta.textTokens += d.textLength;
+        bump(d.analyser, 1);
+        written.push({ id, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
+      }
+      this.removeEntries(cid, gone);
+      this.appendEntries(cid, entriesByTerm(written));
+      this.applyDelta(cid, delta, now);
+      return { indexed, updated };
+    }).immediate();
+    this.cache.clear();
+    return r;
+  }
+
+  /** Notes a stored document's entries for removal and takes it out of the statistics. */
+  private forget(old: OldDoc, gone: Map<string, number[]>, delta: Delta): void {
+    if (old.terms !== '') {
+      for (const t of old.terms.split(' ')) {
+        const list = gone.get(t);
+        if (list === undefined) gone.set(t, [old.id]);
+        else list.push(old.id);
+      }
+    }
+    delta.documents--;
+    delta.titleTokens -= old.title_length;
+    delta.textTokens -= old.text_length;
+    delta.analysers.set(old.analyser, (delta.analysers.get(old.analyser) ?? 0) - 1);
+  }
+
+  async remove(collection: string, urls: readonly string[], now: number): Promise<number> {
+    this.open();
+    checkCollection(collection);
+    const unique = [...new Set(urls)];
+    let removed = 0;
+    for (let i = 0; i < unique.length; i += this.writeBatch) {
+      if (i > 0) await yieldToLoop();
+      this.open();
+      const batch = unique.slice(i, i + this.writeBatch);
+      removed += this.db.transaction(() => {
+        const cid = this.s.collectionId.get(collection) as number | undefined;
+        if (cid === undefined) return 0;
+        const delta: Delta = { documents: 0, titleTokens: 0, textTokens: 0, analysers: new Map() };
+        const gone = new Map<string, number[]>();
+        let n = 0;
+        for (const url of batch) {
+          const old = this.s.findDoc.get(cid, url) as OldDoc | undefined;
+          if (old === undefined) continue;
+          this.forget(old, gone, delta);
+          this.s.deleteDoc.run(old.id);
+          n++;
+        }
+        if (n > 0) {
+          this.removeEntries(cid, gone);
+          this.applyDelta(cid, delta, now);
+        }
+        return n;
+      }).immediate();
+      this.cache.clear();
+    }
+    return removed;
+  }
+
+  async get(collections: readonly string[], urls: readonly string[]): Promise<readonly StoredDocument[]> {
+    this.open();
+    if (collections.length === 0 || urls.length === 0) return [];
+    return (this.s.get.all(JSON.stringify([...new Set(collections)]), JSON.stringify([...new Set(urls)])) as DocRow[]).map((r) => {
+      const { analyser: _a, ...d } = toStored(r);
+      return d;
+    });
+  }
+
+  async stats(): Promise<IndexStats> {
+    this.open();
+    const collections: CollectionStats[] = (this.s.stats.all() as { name: string; documents: number; last_updated: number | null }[])
+      .map((r) => ({ collection: r.name, documents: r.documents, lastUpdated: r.last_updated }));
+    let bytes: number | null = null;
+    try {
+      bytes = (this.s.bytes.get() as number | null) ?? 0;
+    } catch {
+      bytes = null;
+    }
+    return { collections, bytes };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
