@@ -35,6 +35,7 @@ export type Plans = Readonly<Record<PlanId, Plan>>;
 
 const MIN = 60;
 const HOUR = 3600;
+const DAY = 24 * HOUR;
 const w = (limit: number, windowSeconds: number): RateRule => ({ limit, windowSeconds });
 
 /**
@@ -42,7 +43,9 @@ const w = (limit: number, windowSeconds: number): RateRule => ({ limit, windowSe
  * research follow table 8.2 per minute: Free at Free, Starter and Builder at
  * Pro, Unicorn at Enterprise ("custom": five times Pro here, configurable);
  * their concurrency is the plan's from table 8.1. Usage is not in the spec:
- * a generous per-minute limit so dashboards can poll it.
+ * a generous per-minute limit so dashboards can poll it. Crawl (an
+ * extension) counts submissions of POST /v1/crawl, per minute and per day:
+ * one submission can fetch up to 10,000 pages, which are billed per page.
  */
 export const DEFAULT_PLANS: Plans = {
   free: {
@@ -51,6 +54,7 @@ export const DEFAULT_PLANS: Plans = {
       search: { windows: [w(1, MIN), w(10, HOUR)], concurrency: 1 },
       scrape: { windows: [w(5, MIN)], concurrency: 1 },
       research: { windows: [w(2, MIN)], concurrency: 1 },
+      crawl: { windows: [w(2, MIN), w(20, DAY)], concurrency: 1 },
       usage: { windows: [w(60, MIN)], concurrency: 0 },
       default: { windows: [w(5, MIN)], concurrency: 1 },
     },
@@ -61,6 +65,7 @@ export const DEFAULT_PLANS: Plans = {
       search: { windows: [w(50, MIN), w(1_000, HOUR)], concurrency: 5 },
       scrape: { windows: [w(50, MIN)], concurrency: 5 },
       research: { windows: [w(20, MIN)], concurrency: 5 },
+      crawl: { windows: [w(10, MIN), w(200, DAY)], concurrency: 5 },
       usage: { windows: [w(300, MIN)], concurrency: 0 },
       default: { windows: [w(50, MIN)], concurrency: 5 },
     },
@@ -71,6 +76,7 @@ export const DEFAULT_PLANS: Plans = {
       search: { windows: [w(100, MIN), w(5_000, HOUR)], concurrency: 10 },
       scrape: { windows: [w(50, MIN)], concurrency: 10 },
       research: { windows: [w(20, MIN)], concurrency: 10 },
+      crawl: { windows: [w(20, MIN), w(1_000, DAY)], concurrency: 10 },
       usage: { windows: [w(600, MIN)], concurrency: 0 },
       default: { windows: [w(100, MIN)], concurrency: 10 },
     },
@@ -81,6 +87,7 @@ export const DEFAULT_PLANS: Plans = {
       search: { windows: [w(500, MIN), w(20_000, HOUR)], concurrency: 25 },
       scrape: { windows: [w(250, MIN)], concurrency: 25 },
       research: { windows: [w(100, MIN)], concurrency: 25 },
+      crawl: { windows: [w(60, MIN), w(5_000, DAY)], concurrency: 25 },
       usage: { windows: [w(1_200, MIN)], concurrency: 0 },
       default: { windows: [w(500, MIN)], concurrency: 25 },
     },

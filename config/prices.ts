@@ -25,6 +25,11 @@ export const PRICES = {
     extract_schema: 2,
     extract_meta: 1,
   },
+  /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered). */
+  crawl: {
+    page: 3,
+    render_js: 5,
+  },
   /** By analysis_depth (8.2 gives the 5-15 range; the spec names the depths but not their prices). */
   research: { quick: 5, standard: 10, comprehensive: 15 },
 } as const;
@@ -68,6 +73,11 @@ export function scrapePrice(i: ScrapePriceInput): number {
     (i.extract_schema ? p.extract_schema : 0) +
     (i.extract_meta ? p.extract_meta : 0)
   );
+}
+
+/** Credits one stored page of a crawl costs. */
+export function crawlPagePrice(i: { readonly render_js?: boolean }): number {
+  return PRICES.crawl.page + (i.render_js ? PRICES.crawl.render_js : 0);
 }
 
 export function researchPrice(i: { readonly analysis_depth?: 'quick' | 'standard' | 'comprehensive' }): number {

@@ -8,6 +8,8 @@ import type { PluginBase } from '../core/plugin.js';
 import type { SearchIndex } from '../core/search.js';
 import { nodeEgress } from '../adapters/egress/port.js';
 import { createSearchOperation } from '../plugins/operations/search/index.js';
+import { createCrawlOperation } from '../plugins/operations/crawl/index.js';
+import { egressPolicy } from './scrape.js';
 import { createIndexAdminOperation } from '../plugins/operations/index-admin.js';
 import { createLocalProvider } from '../plugins/search-providers/local/index.js';
 import { createSearxngProvider } from '../plugins/search-providers/searxng/index.js';
@@ -19,6 +21,7 @@ export function searchPlugins(settings: Settings, index: SearchIndex): PluginBas
   plugins.push(
     createSearchOperation({ providers: enabledSearchProviders(settings), providerTimeoutMs: settings.searchProviderTimeoutMs }),
     createIndexAdminOperation({ index }),
+    createCrawlOperation({ egress: egressPolicy(settings.allowPrivateTargets), index }),
   );
   return plugins;
 }
