@@ -24,6 +24,9 @@ export const PRICES = {
     extract_images: 1,
     extract_schema: 2,
     extract_meta: 1,
+    /** Extensions (not in the spec): contacts and social profiles of one page, priced like structured data. */
+    extract_contacts: 2,
+    extract_social: 2,
   },
   /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered). */
   crawl: {
@@ -59,6 +62,8 @@ export interface ScrapePriceInput {
   readonly extract_images?: boolean;
   readonly extract_schema?: boolean;
   readonly extract_meta?: boolean;
+  readonly extract_contacts?: boolean;
+  readonly extract_social?: boolean;
 }
 
 export function scrapePrice(i: ScrapePriceInput): number {
@@ -71,7 +76,9 @@ export function scrapePrice(i: ScrapePriceInput): number {
     (i.extract_links ? p.extract_links : 0) +
     (i.extract_images ? p.extract_images : 0) +
     (i.extract_schema ? p.extract_schema : 0) +
-    (i.extract_meta ? p.extract_meta : 0)
+    (i.extract_meta ? p.extract_meta : 0) +
+    (i.extract_contacts ? p.extract_contacts : 0) +
+    (i.extract_social ? p.extract_social : 0)
   );
 }
 

@@ -92,7 +92,8 @@ export interface StageKit {
   /** The plan's rate windows and concurrency for `operation` (429 RATE_LIMITED); writes x-ratelimit-* on every answer. */
   quota(operation: string): QuotaStage;
   /** 403 FORBIDDEN when the plan lacks a feature the input asks for. */
-  gate<T>(features: (input: T) => readonly Feature[]): GateStage<T>;
+  /** A feature, or a feature with the request field that asks for it (named in the 403; default: the search field). */
+  gate<T>(features: (input: T) => readonly (Feature | { readonly feature: Feature; readonly field: string })[]): GateStage<T>;
   /** Hold the request's price (402 NO_CREDITS when the account cannot cover it); released unless bill runs. */
   reserve<T>(operation: string, price: (input: T) => number): ReserveStage<T>;
   /** Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response. */

@@ -113,14 +113,15 @@ export function quotaStage(d: AccountStageDeps, operation: string): QuotaStage {
   });
 }
 
-export function gateStage<T>(d: AccountStageDeps, features: (input: T) => readonly Feature[]): GateStage<T> {
+export function gateStage<T>(d: AccountStageDeps, features: (input: T) => readonly (Feature | { readonly feature: Feature; readonly field: string })[]): GateStage<T> {
   return defineStage('gate', (ctx: RequestContext & { readonly account: { readonly plan: PlanId }; readonly input: T }) => {
     const asked = features(ctx.input);
-    for (const f of asked) {
+    for (const a of asked) {
+      const f = typeof a === 'string' ? a : a.feature;
       const ok = d.plans.allows(ctx.account.plan, f);
       if (ok !== true) {
         return Effect.fail(new Forbidden({
-          message: `${ok.field} requires the ${d.plans.name(ok.minPlan)} plan or higher; this account is on the ${d.plans.name(ctx.account.plan)} plan`,
+          message: `${typeof a === 'string' ? ok.field : a.field} requires the ${d.plans.name(ok.minPlan)} plan or higher; this account is on the ${d.plans.name(ctx.account.plan)} plan`,
           upgradeUrl: d.upgradeUrl,
         }));
       }

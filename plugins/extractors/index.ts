@@ -11,6 +11,8 @@ import { markdownExtractor } from './markdown.js';
 import { metaDataExtractor } from './meta-data.js';
 import { schemaDataExtractor } from './schema-data.js';
 import { textContentExtractor } from './text-content.js';
+import { contactsExtractor } from './contacts.js';
+import { socialExtractor } from './social/index.js';
 
 export { parsePage, type PageSource } from './parse.js';
 export { extractImages, parseSrcset, type Image, type SrcsetCandidate } from './images.js';
@@ -20,7 +22,10 @@ export { extractMarkdown, toMarkdown } from './markdown.js';
 export { extractMetaData, type MetaData, type MetaValues } from './meta-data.js';
 export { extractSchemaData, parseJsonLd, type SchemaItem } from './schema-data.js';
 export { renderText } from './text.js';
+export { extractContacts, mergeContacts, type ContactItem } from './contacts.js';
+export { extractSocial, mergeProfiles, type SocialProfile } from './social/index.js';
 export {
+  contactsExtractor, socialExtractor,
   imagesExtractor, linksExtractor, mainContentExtractor, markdownExtractor, metaDataExtractor, schemaDataExtractor, textContentExtractor,
 };
 
@@ -32,4 +37,6 @@ export const builtinExtractors: readonly ExtractorPlugin[] = [
   metaDataExtractor,
   mainContentExtractor,
   markdownExtractor,
+  contactsExtractor,
+  socialExtractor,
 ];

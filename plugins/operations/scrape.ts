@@ -48,6 +48,9 @@ export const ScrapeRequest = StrictObject({
   extract_images: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
   extract_schema: Type.Optional(Type.Boolean({ description: 'JSON-LD, Microdata, RDFa. +2 credits.' })),
   extract_meta: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_contacts: Type.Optional(Type.Boolean({ description: 'Extension: contacts (emails, phones in E.164, names, job titles, companies). Starter plan or higher; +2 credits.' })),
+  extract_social: Type.Optional(Type.Boolean({ description: 'Extension: social-network profiles. Builder plan or higher; +2 credits.' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'Extension: ISO 3166-1 alpha-2 region for reading phone numbers written without +country code (default: from the page).' })),
   custom_headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50 })),
   cookies: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { maxProperties: 100 })),
   screenshot: Type.Optional(Type.Boolean({ description: 'Needs render_js: true. +3 credits.' })),
@@ -79,6 +82,8 @@ export const ScrapeResponse = Type.Object({
   images: Type.Optional(Type.Array(Type.Any())),
   schema_data: Type.Optional(Type.Array(Type.Any())),
   meta_data: Type.Optional(Type.Any()),
+  contacts: Type.Optional(Type.Array(Type.Any())),
+  social_profiles: Type.Optional(Type.Array(Type.Any())),
   main_content: Type.Optional(Type.String()),
   markdown: Type.Optional(Type.String()),
   extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
@@ -125,6 +130,7 @@ function check(i: ScrapeInput, extractors: ReadonlyMap<string, ExtractorPlugin>)
     if (!TOKEN.test(name)) issues.push({ field: `cookies.${name}`, message: 'is not a valid cookie name' });
     if (/[;\s",\\]|[\u0000-\u001f\u007f]/.test(value)) issues.push({ field: `cookies.${name}`, message: 'value must not contain ; , " \\ whitespace or control characters' });
   }
+  if (i.country !== undefined && !isCountryCode(i.country)) issues.push({ field: 'country', message: `${i.country} is not an ISO 3166-1 alpha-2 country code` });
   if (i.proxy_country !== undefined && !isCountryCode(i.proxy_country)) issues.push({ field: 'proxy_country', message: `${i.proxy_country} is not an ISO 3166-1 alpha-2 country code` });
   for (const id of i.extractors ?? []) {
     const x = extractors.get(id);
@@ -323,6 +329,8 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
         if (i.extract_meta) wanted.push('meta_data');
         if (i.main_content) wanted.push('main_content');
         if (i.markdown) wanted.push('markdown');
+        if (i.extract_contacts) wanted.push('contacts');
+        if (i.extract_social) wanted.push('social');
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};
         const errors: Record<string, string> = {};
@@ -332,7 +340,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
           if (types !== undefined && media !== '' && !types.includes(media)) return;
           if (x.filter?.urlPattern !== undefined && !x.filter.urlPattern.test(page.finalUrl)) return;
           try {
-            into[key] = await x.extract(page, {});
+            into[key] = await x.extract(page, i.country === undefined ? {} : { country: i.country });
           } catch (e) {
             errors[key] = e instanceof Error ? e.message : String(e);
           }
@@ -418,6 +426,8 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
     };
     for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
+    if ('contacts' in b) out.contacts = b.contacts;
+    if ('social' in b) out.social_profiles = b.social;
     if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
     if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
     if (ctx.screenshot !== undefined) {
@@ -454,6 +464,10 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(host.stages.quota('scrape'))
           .then(host.stages.validate(schema(ScrapeRequest)))
           .then(precheck)
+          .then(host.stages.gate((i: ScrapeInput) => [
+            ...(i.extract_contacts ? [{ feature: 'contacts', field: 'extract_contacts' }] : []),
+            ...(i.extract_social ? [{ feature: 'social', field: 'extract_social' }] : []),
+          ]))
           .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(i)))
           .then(fetchStage)
           .then(judge)

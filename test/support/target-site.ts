@@ -196,6 +196,24 @@ export const IMAGES_HTML = page('Images', `
 <img src="img/relative.gif" alt="">
 `);
 
+/** A company's contact page: structured data, mailto/tel links, text contacts, social links and a share bar. */
+export const CONTACTS_HTML = `<!DOCTYPE html>
+<html lang="en-US"><head><meta charset="utf-8"><title>Contact Acme Robotics</title>
+<meta property="og:site_name" content="Acme Robotics">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme Robotics","url":"https://acme-robotics.com/",
+ "sameAs":["https://twitter.com/AcmeRobotics","https://www.linkedin.com/company/acme-robotics/"],
+ "employee":{"@type":"Person","name":"Dana Reyes","jobTitle":"Head of Press","email":"dana.reyes@acme-robotics.com","telephone":"+1 415 555 0134"}}</script>
+</head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<main><h1>Contact us</h1>
+<p>Sales: <a href="mailto:sales@acme-robotics.com?subject=Hello">write to sales</a> or call <a href="tel:+14155550199">+1 415 555 0199</a>.</p>
+<p>Support: support [at] acme-robotics [dot] com</p>
+<img src="/img/logo@2x.png" alt="logo">
+<p>Follow us on <a href="https://github.com/acme-robotics">GitHub</a> and <a href="https://www.youtube.com/@AcmeRobotics">YouTube</a>.</p>
+<div class="share"><a href="https://twitter.com/intent/tweet?url=https%3A%2F%2Facme-robotics.com">Tweet this</a> <a href="https://www.facebook.com/sharer/sharer.php?u=x">Share</a></div>
+</main></body></html>
+`;
+
 export const LINKS_HTML = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Links</title><base href="/links/base/"></head><body>
 <h1>Links</h1>
@@ -465,6 +483,7 @@ export async function startTargetSite(): Promise<TargetSite> {
       return;
     }
     if (path === '/links') return html(res, 200, LINKS_HTML);
+    if (path === '/contacts') return html(res, 200, CONTACTS_HTML);
     if (path === '/echo') {
       const body = await readRequestBody(req);
       const headers: Record<string, string> = {};

@@ -211,6 +211,7 @@ export function mergeProfiles(lists: readonly (readonly SocialProfile[])[]): Soc
 export const socialExtractor = defineExtractor({
   name: 'extractor-social',
   id: 'social',
+  builtin: true,
   description: 'Social-network profiles the page links to or declares (rel="me", sameAs): platform, canonical url, handle.',
   filter: HTML_FILTER,
   extract: (page): SocialProfile[] => extractSocial(page),
