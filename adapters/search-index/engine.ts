@@ -13,8 +13,8 @@ import {
 import { analyseField, analyserKey, detectLanguage } from './analysis.js';
 import type { PostingList } from './postings.js';
 import {
-  DEFAULT_RANKING, byScore, evaluate, makeSnippet, newsOrder, planQuery, rerank,
-  type Candidates, type CorpusStats, type RankingParams, type Scored,
+  DEFAULT_RANKING, byScore, evaluate, makeSnippet, newsOrder, planQuery, rerank, topK,
+  type Candidates, type CorpusStats, type Evaluation, type QueryPlan, type RankingParams, type Scored, type TermGroup,
 } from './rank.js';
 
 // ---------------------------------------------------------------------------
@@ -173,6 +173,55 @@ export function rankingParams(options?: SearchOptions): RankingParams {
 
 const EMPTY: IndexSearchResult = { hits: [], total: 0 };
 
+/**
+ * Pseudo-relevance feedback (a relevance model, as RM3): the best
+ * `prfDocs` documents are read again, each term weighs the sum over them of
+ * its share of the document times the document's share of their scores;
+ * the `prfTerms` heaviest terms not in the query are added with weights up
+ * to `prfWeight`, and the candidates are scored again. The added terms only
+ * re-rank: a document matches only by the query's own words, and snippets
+ * mark those alone.
+ */
+async function feedback(storage: SearchStorage, plan: QueryPlan, ev: Evaluation, postings: Map<string, PostingList>, cids: readonly number[], stats: CorpusStats, params: RankingParams): Promise<{ postings: Map<string, PostingList>; ev: Evaluation }> {
+  const all: Candidates = { docs: ev.docs, scores: ev.scores.map((v) => (Number.isNaN(v) ? -Infinity : v)), length: ev.docs.length };
+  const fb = topK(all, params.prfDocs).filter((c) => c.score > -Infinity);
+  const docs = await storage.documents(fb.map((c) => c.doc));
+  const total = fb.reduce((s, c) => s + c.score, 0);
+  const weights = new Map<string, number>();
+  const known = new Set(plan.forms);
+  for (const c of fb) {
+    const d = docs.get(c.doc);
+    if (d === undefined || total <= 0) continue;
+    const t = analyseField(d.title, d.analyser);
+    const x = analyseField(d.text, d.analyser);
+    const len = t.length + x.length;
+    if (len === 0) continue;
+    const share = c.score / total;
+    for (const field of [t, x]) {
+      for (const [term, pos] of field.terms) {
+        if (known.has(term)) continue;
+        weights.set(term, (weights.get(term) ?? 0) + (share * pos.length) / len);
+      }
+    }
+  }
+  const chosen = [...weights.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, params.prfTerms);
+  if (chosen.length === 0) return { postings, ev };
+  const max = chosen[0]![1];
+  const extra = await storage.postings(chosen.map(([t]) => t), cids);
+  const merged = new Map(postings);
+  for (const [t, l] of extra) merged.set(t, l);
+  const groups: TermGroup[] = [...plan.groups, ...chosen.map(([t, w]) => ({ forms: [t], weight: (params.prfWeight * w) / max }))];
+  const ev2 = evaluate({ ...plan, groups, required: [], excluded: [] }, merged, stats, params);
+  // Keep the first evaluation's matches (query words, required groups, exclusions), with the new scores.
+  const scores = new Float64Array(ev.docs.length);
+  let j = 0;
+  for (let i = 0; i < ev.docs.length; i++) {
+    while (ev2.docs[j]! < ev.docs[i]!) j++;
+    scores[i] = Number.isNaN(ev.scores[i]) ? NaN : ev2.scores[j]!;
+  }
+  return { postings, ev: { docs: ev.docs, scores, matches: ev.matches, idf: ev.idf } };
+}
+
 /** The search flow, the same for every backend. */
 export async function runSearch(storage: SearchStorage, q: IndexQuery, params: RankingParams): Promise<IndexSearchResult> {
   const limit = Math.max(0, Math.floor(q.limit));
@@ -197,8 +246,14 @@ export async function runSearch(storage: SearchStorage, q: IndexQuery, params: R
   }
   const plan = planQuery(q.query, keys);
   if (plan.groups.length === 0) return EMPTY;
-  const postings = await storage.postings(plan.forms, infos.map((c) => c.id));
-  const ev = evaluate(plan, postings, stats, params);
+  const cids = infos.map((c) => c.id);
+  let postings = await storage.postings(plan.forms, cids);
+  let ev = evaluate(plan, postings, stats, params);
+  if (params.prfDocs > 0 && params.prfTerms > 0 && params.prfWeight > 0 && ev.matches > 0) {
+    const expanded = await feedback(storage, plan, ev, postings, cids, stats, params);
+    postings = expanded.postings;
+    ev = expanded.ev;
+  }
 
   const filter: DocumentFilter = {
     country: f.country?.toUpperCase(),

@@ -27,6 +27,10 @@ export interface RankingParams {
   readonly proximityDepth: number;
   /** news: relevance tiers are this fraction of the best score wide; within a tier, newest first. */
   readonly newsTier: number;
+  /** Pseudo-relevance feedback (RM3-like): documents read, terms added, weight of the added terms (0: off). */
+  readonly prfDocs: number;
+  readonly prfTerms: number;
+  readonly prfWeight: number;
 }
 
 /**
@@ -35,12 +39,15 @@ export interface RankingParams {
  */
 export const DEFAULT_RANKING: RankingParams = {
   k1: 1.2,
-  bTitle: 0.75,
+  bTitle: 0.9,
   bText: 0.75,
-  titleWeight: 1,
-  proximityWeight: 0,
+  titleWeight: 2.5,
+  proximityWeight: 0.1,
   proximityDepth: 100,
   newsTier: 0.1,
+  prfDocs: 0,
+  prfTerms: 0,
+  prfWeight: 0,
 };
 
 export type Postings = ReadonlyMap<string, PostingList>;
@@ -74,7 +81,11 @@ export interface QueryPlan {
 }
 
 function sequence(item: QueryItem, keys: readonly string[]): Sequence {
-  const tokens = analyseQueryText(item.text, keys).filter((t) => t.forms.length > 0);
+  // Positions count stop words, so a phrase keeps its gaps; a word that some searched language drops as a
+  // stop word is a gap too (documents in that language never indexed it), never a required token.
+  const all = analyseQueryText(item.text, keys);
+  const kept = all.filter((t) => t.forms.length > 0 && !t.stopSomewhere);
+  const tokens = kept.length > 0 ? kept : all.filter((t) => t.forms.length > 0);
   const first = tokens[0]?.position ?? 0;
   return { tokens: tokens.map((t) => ({ offset: t.position - first, forms: t.forms })) };
 }
@@ -331,7 +342,7 @@ export function evaluate(plan: QueryPlan, postings: Postings, stats: CorpusStats
  */
 export function proximity(plan: QueryPlan, idf: readonly number[], postings: Postings, doc: number, stats: CorpusStats, params: RankingParams): number {
   const groups = plan.groups;
-  if (groups.length < 2) return 0;
+  if (groups.length < 2 || groups.length > 1024) return 0;
   let bonus = 0;
   let textLength = -1;
   for (const field of [0, 1] as const) {
@@ -343,17 +354,17 @@ export function proximity(plan: QueryPlan, idf: readonly number[], postings: Pos
         if (i < 0) continue;
         if (textLength < 0) textLength = l!.textLength[i]!;
         if ((field === 0 ? l!.tfTitle[i] : l!.tfText[i]) === 0) continue;
-        for (const p of l!.positions(i, field)) occ.push(p * 64 + g);
+        for (const p of l!.positions(i, field)) occ.push(p * 1024 + g);
       }
     }
     if (occ.length < 2) continue;
     occ.sort((a, b) => a - b);
     const acc = new Float64Array(groups.length);
     for (let i = 1; i < occ.length; i++) {
-      const ga = occ[i - 1]! % 64;
-      const gb = occ[i]! % 64;
+      const ga = occ[i - 1]! % 1024;
+      const gb = occ[i]! % 1024;
       if (ga === gb) continue;
-      const d = Math.floor(occ[i]! / 64) - Math.floor(occ[i - 1]! / 64);
+      const d = Math.floor(occ[i]! / 1024) - Math.floor(occ[i - 1]! / 1024);
       if (d <= 0) continue;
       acc[ga] = acc[ga]! + idf[gb]! / (d * d);
       acc[gb] = acc[gb]! + idf[ga]! / (d * d);
