@@ -34,7 +34,7 @@ import { loadPluginModules } from './load-plugins.js';
 import { openSearchIndex, openStore } from './store.js';
 import { createJobs, type Jobs, type Role } from './jobs.js';
 import type { JobStore } from '../core/jobs.js';
-import { scrapePlugins } from './scrape.js';
+import { scrapeOptionsFor, scrapePlugins } from './scrape.js';
 import { searchPlugins } from './search.js';
 import type { SearchIndex } from '../core/search.js';
 import { FsBlobStore } from '../adapters/blob/fs/index.js';
@@ -149,7 +149,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex))];
   } catch (e) {
     await closeAll();
     throw e;

@@ -11,7 +11,7 @@ import type { SearchIndex } from '../core/search.js';
 import { builtinExtractors } from '../plugins/extractors/index.js';
 import { createBrowserFetcher } from '../plugins/fetchers/browser/index.js';
 import { createHttpFetcher } from '../plugins/fetchers/http/index.js';
-import { createScrapeOperation } from '../plugins/operations/scrape.js';
+import { createScrapeOperation, type ScrapeOptions } from '../plugins/operations/scrape.js';
 import { createBulkScrapeOperation } from '../plugins/operations/scrape-bulk.js';
 import { createConfiguredProxyProvider, parseProxyConfig } from '../plugins/proxies/configured.js';
 import type { Settings } from './env.js';
@@ -26,17 +26,22 @@ export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPo
 /** Attempts through other proxies after a proxy fails (so up to three proxies per scrape). */
 const PROXY_RETRIES = 2;
 
-export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {
-  const proxies = parseProxyConfig(settings.proxies ?? '');
-  const egress = egressPolicy(settings.allowPrivateTargets);
-  const scrapeOptions = {
+/** What the scrape operations (and search's enrichment, which scrapes through the same stages) are built with. */
+export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: SearchIndex): ScrapeOptions {
+  return {
     blobs,
-    egress,
+    egress: egressPolicy(settings.allowPrivateTargets),
     screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
     publicUrl: settings.publicUrl,
     proxyRetries: PROXY_RETRIES,
     index: settings.indexScrapes ? index : undefined,
   };
+}
+
+export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {
+  const proxies = parseProxyConfig(settings.proxies ?? '');
+  const egress = egressPolicy(settings.allowPrivateTargets);
+  const scrapeOptions = scrapeOptionsFor(settings, blobs, index);
   return [
     // The fetchers reach the network through the Egress port; this is where they get the guard's implementation.
     createHttpFetcher({ ...egress, egress: nodeEgress }),

@@ -240,11 +240,6 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
       expectErrorBody(await search(base, a.key, '["query"]'), 400, 'MISSING_PARAMETER');
     });
 
-    it('auto_scrape_top above 0 is refused until enrichment lands, and says so', async () => {
-      expect400(await search(base, a.key, { query: 'solar', auto_scrape_top: 3 }), 'auto_scrape_top', /not yet available/);
-      const ok = await search(base, a.key, { query: 'solar', auto_scrape_top: 0 });
-      expect(ok.status).toBe(200);
-    });
   });
 
   it('hostile queries: FTS5 and tsquery syntax, SQL and Unicode are words (200) or a 400, never a 500', async () => {
@@ -286,9 +281,9 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
       expect(r.body.error).toMatch(/include_contacts/);
       expect(await remaining(base, free.key)).toBe(100);
       const starter = await account(base, 'starter', 100);
-      expectErrorBody(await search(base, starter.key, { query: 'solar', include_social: true }), 403, 'FORBIDDEN');
-      // Allowed by the plan, but not on this server yet: a 400 that says so.
-      expect400(await search(base, starter.key, { query: 'solar', include_contacts: true }), 'include_contacts', /not yet available/);
+      const social = await search(base, starter.key, { query: 'solar', include_social: true });
+      expectErrorBody(social, 403, 'FORBIDDEN');
+      expect(social.body.error).toMatch(/include_social/);
       expect(await remaining(base, starter.key)).toBe(100);
     });
 
@@ -444,6 +439,97 @@ describe('providers: failures, timeouts, merging (local + a loopback SearXNG)', 
     sx.setMode('ok');
     const r = await search(only.url, o.key, { query: 'solar site:web.example.org' });
     expect(links(r)).toEqual(['https://web.example.org/solar-faq']);
+  });
+});
+
+describe('enrichment: auto_scrape_top, include_contacts, include_social', () => {
+  let site: TargetSite;
+  let s: Running;
+  let base: string;
+
+  beforeAll(async () => {
+    site = await startTargetSite();
+    s = await startScourIn('embedded', 'uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback', searchProviders: ['local'] });
+    base = s.url;
+    const put = await admin(base, 'POST', '/admin/v1/index/documents', {
+      collection: 'shared',
+      documents: [
+        { url: `${site.url}/contacts`, title: 'Acme robotics: contact the press team', text: 'Contact Acme robotics sales, support and press.' },
+        { url: `${site.url}/html/simple`, title: 'Robotics simple page', text: 'A simple page about robotics.' },
+        { url: `${site.url}/blocked`, title: 'Robotics blocked page', text: 'This robotics page refuses scrapers.' },
+        // A private address the guard refuses: it must be reported, never fetched.
+        { url: 'http://10.0.0.1/robotics', title: 'Robotics on a private network', text: 'Robotics behind a firewall.' },
+      ],
+    });
+    expect(put.body.rejected).toEqual([]);
+  }, 60_000);
+  afterAll(async () => {
+    await s?.stop();
+    await site?.close();
+  });
+
+  it('auto_scrape_top scrapes the top results in order; failures are reported per item and cost nothing', async () => {
+    const a = await account(base, 'unicorn', 100);
+    const r = await search(base, a.key, { query: 'robotics', auto_scrape_top: 4 });
+    expect(r.status, r.text).toBe(200);
+    const items = r.body.scraped_content as { url: string; title: string; text: string | null; content: string | null; error: { code: string; message: string } | null }[];
+    expect(items.map((x) => x.url)).toEqual(links(r).slice(0, 4));
+    const by = new Map(items.map((x) => [x.url, x]));
+    expect(by.get(`${site.url}/contacts`)).toMatchObject({ error: null });
+    expect(by.get(`${site.url}/contacts`)!.text).toMatch(/Contact us/);
+    expect(by.get(`${site.url}/contacts`)!.content).toMatch(/^# Contact us/m);
+    expect(by.get(`${site.url}/html/simple`)!.error).toBeNull();
+    expect(by.get(`${site.url}/blocked`)!.error).toMatchObject({ code: 'TARGET_BLOCKED' });
+    expect(by.get('http://10.0.0.1/robotics')!.error).toMatchObject({ code: 'TARGET_NOT_ALLOWED' });
+    expect(by.get('http://10.0.0.1/robotics')).toMatchObject({ text: null, content: null });
+    expect(r.body.scraped_count).toBe(2);
+    // 1 for the search, 3 for each page scraped successfully; the two failures were released from the hold.
+    expect(r.body.credits_used).toBe(1 + 3 * 2);
+    expect(await remaining(base, a.key)).toBe(100 - 7);
+    expect(r.body).not.toHaveProperty('contacts');
+    expect(r.body).not.toHaveProperty('social_profiles');
+  });
+
+  it('the hold covers every page: an account that cannot pay for them all is refused (402) before anything is fetched', async () => {
+    const poor = await account(base, 'unicorn', 10);
+    const before = site.hitCount();
+    expectErrorBody(await search(base, poor.key, { query: 'robotics', auto_scrape_top: 4 }), 402, 'NO_CREDITS');
+    expect(site.hitCount()).toBe(before);
+  });
+
+  it('a search whose scrapes all failed costs what a plain search costs', async () => {
+    const a = await account(base, 'unicorn', 100);
+    const r = await search(base, a.key, { query: 'firewall refuses', auto_scrape_top: 2 });
+    expect(r.status).toBe(200);
+    expect(r.body.scraped_count).toBe(0);
+    expect(r.body.scraped_content.every((x: { error: unknown }) => x.error !== null)).toBe(true);
+    expect(r.body.credits_used).toBe(1);
+  });
+
+  it('include_contacts (Starter) with auto_scrape_top 0 scrapes the top 3 and merges their contacts', async () => {
+    const a = await account(base, 'starter', 100);
+    const r = await search(base, a.key, { query: 'acme robotics contact press', include_contacts: true });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.scraped_content.length).toBe(3);
+    const dana = r.body.contacts.find((c: { email: string }) => c.email === 'dana.reyes@acme-robotics.com');
+    expect(dana).toMatchObject({ name: 'Dana Reyes', company: 'Acme Robotics', source_url: `${site.url}/contacts`, phone: '+14155550134' });
+    const page = r.body.scraped_content.find((x: { url: string }) => x.url === `${site.url}/contacts`);
+    expect(page.contacts.length).toBeGreaterThan(0);
+    const ok = r.body.scraped_count as number;
+    expect(r.body.credits_used).toBe(1 + 3 * ok + 5);
+    expect(r.body).not.toHaveProperty('social_profiles');
+  });
+
+  it('include_social (Builder) gives de-duplicated profiles with their source', async () => {
+    const a = await account(base, 'builder', 100);
+    const r = await search(base, a.key, { query: 'acme robotics contact press', auto_scrape_top: 1, include_social: true });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.scraped_content).toHaveLength(1);
+    const urls = r.body.social_profiles.map((p: { url: string }) => p.url);
+    expect(urls).toEqual(expect.arrayContaining(['https://x.com/acmerobotics', 'https://github.com/acme-robotics']));
+    expect(new Set(urls).size).toBe(urls.length);
+    for (const p of r.body.social_profiles) expect(p.source_url).toBe(`${site.url}/contacts`);
+    expect(r.body.credits_used).toBe(1 + 3 + 5);
   });
 });
 

@@ -7,9 +7,9 @@
  * found it. A provider that fails or times out is a warning; only when all
  * of them fail is the search an error (502, nothing charged).
  *
- * Enrichment (auto_scrape_top, contacts, social profiles) has its seams
- * here: the fields are validated, priced and plan-gated, and a request that
- * asks for them is refused with a 400 until the enrichment stage lands.
+ * Enrichment (enrich.ts): the top results scraped through the scrape
+ * stages, with contacts and social profiles found in them when asked;
+ * pages that fail cost nothing.
  */
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
@@ -21,11 +21,12 @@ import {
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
 } from '../../../core/search.js';
 import type { Authenticated, Validated } from '../../../core/stages.js';
-import { searchPrice } from '../../../config/prices.js';
 import { countryProblem } from '../../proxies/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from './languages.js';
 import { fuse, markTerms, postFilter } from './merge.js';
+import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION } from './enrich.js';
+import type { ScrapeOptions } from '../scrape.js';
 
 const TIME_RANGE_NAMES = Object.keys(TIME_RANGES) as TimeRange[];
 const StringEnum = <T extends string>(values: readonly T[], description: string) =>
@@ -37,9 +38,9 @@ export const SearchRequest = StrictObject({
     description: 'Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming.',
   }),
   max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Default 10. Above 10: 2 credits instead of 1.' })),
-  auto_scrape_top: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Top results to scrape for content (3 credits each). Not yet available on this server above 0.' })),
-  include_contacts: Type.Optional(Type.Boolean({ description: 'Emails and phone numbers from the scraped pages. Starter plan or higher; +5 credits. Not yet available on this server.' })),
-  include_social: Type.Optional(Type.Boolean({ description: 'Social profiles from the scraped pages. Builder plan or higher; +5 credits. Not yet available on this server.' })),
+  auto_scrape_top: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Top results to scrape for content: 3 credits per page scraped successfully.' })),
+  include_contacts: Type.Optional(Type.Boolean({ description: `Emails, phones, names and companies from the scraped pages (the top ${PAGES_FOR_EXTRACTION} when auto_scrape_top is 0). Starter plan or higher; +5 credits.` })),
+  include_social: Type.Optional(Type.Boolean({ description: `Social profiles from the scraped pages (the top ${PAGES_FOR_EXTRACTION} when auto_scrape_top is 0). Builder plan or higher; +5 credits.` })),
   country: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 3166-1 alpha-2, upper case (US, DE).' })),
   language: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'ISO 639-1, lower case (en, de, zh).' })),
   time_range: Type.Optional(StringEnum(TIME_RANGE_NAMES, 'Published within: hour, day (also 24h, past_day), week (past_week), month (past_month), year (past_year). Results without a date are left out.')),
@@ -67,6 +68,17 @@ const Warning = Type.Object({ provider: Type.String(), code: Type.String(), mess
 export const SearchResponse = Type.Object({
   query: Type.String(),
   search_results: Type.Array(SearchResult),
+  scraped_content: Type.Optional(Type.Array(Type.Object({
+    url: Type.String(),
+    title: Type.String(),
+    text: Nullable(Type.String({ description: 'The main content, plain text.' })),
+    content: Nullable(Type.String({ description: 'The main content as Markdown.' })),
+    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+    contacts: Type.Optional(Type.Array(Type.Any())),
+    social: Type.Optional(Type.Array(Type.Any())),
+  }))),
+  contacts: Type.Optional(Type.Array(Type.Any())),
+  social_profiles: Type.Optional(Type.Array(Type.Any())),
   total_results: Type.Integer(),
   results_count: Type.Integer(),
   scraped_count: Type.Integer(),
@@ -82,6 +94,8 @@ export interface SearchOptions {
   readonly providers: readonly string[];
   /** How long one provider may take. */
   readonly providerTimeoutMs: number;
+  /** What enrichment scrapes with (the scrape operation's options). */
+  readonly scrape: ScrapeOptions;
 }
 
 interface Warning { readonly provider: string; readonly code: string; readonly message: string }
@@ -100,15 +114,6 @@ function check(i: SearchInput): { issues: FieldIssue[]; query: ParsedQuery | und
     if (p !== undefined) issues.push({ field: 'language', message: p });
   }
   return { issues, query: parsed.ok ? parsed.query : undefined };
-}
-
-/** Features that arrive with enrichment: validated, priced and gated already, refused until then. */
-function notYet(i: SearchInput): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  if ((i.auto_scrape_top ?? 0) > 0) issues.push({ field: 'auto_scrape_top', message: 'scraping search results is not yet available on this server; send 0 or leave it out' });
-  if (i.include_contacts) issues.push({ field: 'include_contacts', message: 'contact extraction is not yet available on this server' });
-  if (i.include_social) issues.push({ field: 'include_social', message: 'social profile extraction is not yet available on this server' });
-  return issues;
 }
 
 export function searchFilters(i: SearchInput, now: number): SearchFilters {
@@ -167,7 +172,8 @@ const isoDate = (ms: number | null): { date: string | null; published: string | 
 export function createSearchOperation(options: SearchOptions) {
   return defineOperation({
     name: 'operation-search',
-    description: 'POST /v1/search: every enabled search provider at once, fused by reciprocal rank fusion.',
+    description: 'POST /v1/search: every enabled search provider at once, fused by reciprocal rank fusion; the top results scraped on request.',
+    dependsOn: ['fetcher-http'],
     errors: ['SearchUnavailable'].map(errorSpec),
     routes(host: PluginHost) {
       const all = host.registry.byKind('search-provider') as unknown as SearchProviderPlugin[];
@@ -186,16 +192,7 @@ export function createSearchOperation(options: SearchOptions) {
           return Effect.succeed({ parsed: query });
         },
       };
-      // After the plan gate, so a plan that lacks a feature hears 403 first.
-      const available = {
-        name: 'available',
-        run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ available: true }, BadRequest> => {
-          const issues = notYet(ctx.input);
-          return issues.length > 0
-            ? Effect.fail(new BadRequest({ message: 'Not yet available on this server', validationErrors: issues }))
-            : Effect.succeed({ available: true as const });
-        },
-      };
+      const enrich = enrichStage(host, options.scrape);
 
       const searchStage = {
         name: 'search',
@@ -282,9 +279,9 @@ export function createSearchOperation(options: SearchOptions) {
           .then(host.stages.validate(schema(SearchRequest)))
           .then(precheck)
           .then(host.stages.gate((i: SearchInput) => [...(i.include_contacts ? ['contacts' as const] : []), ...(i.include_social ? ['social' as const] : [])]))
-          .then(available)
-          .then(host.stages.reserve('search', (i: SearchInput) => searchPrice(i)))
+          .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(i)))
           .then(searchStage)
+          .then(enrich)
           .then(host.stages.bill)
           .handle((ctx) => {
             const f = ctx.found;
@@ -293,11 +290,15 @@ export function createSearchOperation(options: SearchOptions) {
               search_results: f.results,
               total_results: f.total,
               results_count: f.results.length,
-              scraped_count: 0,
+              scraped_count: ctx.enriched.scrapedCount,
               search_time: Math.round(f.seconds * 1e4) / 1e4,
               credits_used: ctx.charge.creditsUsed,
               remaining_credits: ctx.charge.remainingCredits,
             };
+            const e = ctx.enriched;
+            if (e.scraped !== undefined) out.scraped_content = e.scraped;
+            if (e.contacts !== undefined) out.contacts = e.contacts;
+            if (e.socialProfiles !== undefined) out.social_profiles = e.socialProfiles;
             if (f.warnings.length > 0) out.warnings = f.warnings;
             return Effect.succeed(out);
           }),
@@ -307,7 +308,7 @@ export function createSearchOperation(options: SearchOptions) {
 }
 
 interface Found {
-  readonly results: readonly Record<string, unknown>[];
+  readonly results: readonly ({ readonly link: string; readonly title: string } & Record<string, unknown>)[];
   readonly total: number;
   readonly warnings: readonly Warning[];
   readonly seconds: number;

@@ -1,0 +1,143 @@
+/**
+ * Search enrichment (spec 2.1 auto_scrape_top, include_contacts,
+ * include_social; 2.2 scraped_content, contacts, social_profiles,
+ * scraped_count; 8.5): the top results scraped through the scrape
+ * operation's own stages (egress guard, fetchers, the same extractors),
+ * several at once within the plan's scrape concurrency, each bounded in
+ * time. A page that fails is reported in its item and costs nothing; a
+ * result the egress guard refuses is never fetched.
+ */
+import { Effect } from 'effect';
+import type { RequestContext } from '../../../core/context.js';
+import { checkTargetUrl } from '../../../core/egress.js';
+import { isApiFailure, type ApiFailure } from '../../../core/errors.js';
+import type { PluginHost } from '../../../core/plugin.js';
+import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
+import { PRICES, searchPrice } from '../../../config/prices.js';
+import { mergeContacts, type ContactItem } from '../../extractors/contacts.js';
+import { mergeProfiles, type SocialProfile } from '../../extractors/social/index.js';
+import { scrapeStages, type ScrapeOptions } from '../scrape.js';
+
+/** How long one result page may take to fetch and render. */
+export const PAGE_TIMEOUT_SECONDS = 15;
+/** Pages scraped for contacts or social profiles when auto_scrape_top is 0. */
+export const PAGES_FOR_EXTRACTION = 3;
+/** Concurrency when the plan's scrape concurrency is unlimited (0). */
+const MAX_CONCURRENCY = 10;
+
+export interface EnrichInput {
+  readonly max_results?: number;
+  readonly auto_scrape_top?: number;
+  readonly include_contacts?: boolean;
+  readonly include_social?: boolean;
+  readonly country?: string;
+}
+
+/** Pages a request scrapes: auto_scrape_top, or the top 3 when it only asks for contacts or profiles. */
+export function pagesToScrape(i: EnrichInput): number {
+  const n = i.auto_scrape_top ?? 0;
+  if (n > 0) return n;
+  return i.include_contacts || i.include_social ? PAGES_FOR_EXTRACTION : 0;
+}
+
+/** What a search is held for: the plain search, every page it may scrape, and the extras. */
+export function heldPrice(i: EnrichInput): number {
+  return searchPrice({ ...i, auto_scrape_top: pagesToScrape(i) });
+}
+
+/** What it is charged: pages that failed cost nothing, and the extras only when some page was read. */
+export function chargedPrice(i: EnrichInput, scraped: number): number {
+  const plain = searchPrice({ max_results: i.max_results });
+  if (scraped === 0) return plain;
+  return plain + PRICES.search.perScrapedPage * scraped + (i.include_contacts ? PRICES.search.contacts : 0) + (i.include_social ? PRICES.search.social : 0);
+}
+
+export interface ScrapedItem {
+  readonly url: string;
+  readonly title: string;
+  /** The main content as plain text. */
+  readonly text: string | null;
+  /** The page as Markdown (its main content, with headings, lists, links and tables). */
+  readonly content: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly contacts?: readonly ContactItem[];
+  readonly social?: readonly SocialProfile[];
+}
+
+export interface Enriched {
+  readonly scraped: readonly ScrapedItem[] | undefined;
+  readonly scrapedCount: number;
+  readonly contacts: readonly ContactItem[] | undefined;
+  readonly socialProfiles: readonly SocialProfile[] | undefined;
+}
+
+type Ctx = RequestContext & Authenticated & Validated<EnrichInput> & Reserved & {
+  readonly found: { readonly results: readonly { readonly link: string; readonly title: string }[] };
+};
+
+const failure = (e: unknown): { code: string; message: string } =>
+  isApiFailure(e) ? { code: e.code, message: e.message } : { code: 'INTERNAL_ERROR', message: 'Internal error while scraping this result' };
+
+export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
+  const stages = scrapeStages(host, scrape);
+  return {
+    name: 'enrich',
+    run: (ctx: Ctx): Effect.Effect<{ enriched: Enriched }> => {
+      const i = ctx.input;
+      const n = pagesToScrape(i);
+      if (n === 0) return Effect.succeed({ enriched: { scraped: undefined, scrapedCount: 0, contacts: undefined, socialProfiles: undefined } });
+      const targets = ctx.found.results.slice(0, n);
+      const planConcurrency = host.limits(ctx.account.plan, 'scrape').concurrency;
+      const concurrency = Math.max(1, Math.min(targets.length, planConcurrency > 0 ? planConcurrency : MAX_CONCURRENCY));
+
+      const one = (t: { link: string; title: string }): Effect.Effect<ScrapedItem> => {
+        const checked = checkTargetUrl(t.link, scrape.egress);
+        // Refused by the guard: reported, never fetched.
+        if (!checked.ok) {
+          return Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: { code: 'TARGET_NOT_ALLOWED', message: `The target is not allowed: ${checked.reason}` } });
+        }
+        const input = {
+          url: t.link, main_content: true, markdown: true, timeout: PAGE_TIMEOUT_SECONDS,
+          ...(i.include_contacts ? { extract_contacts: true } : {}),
+          ...(i.include_social ? { extract_social: true } : {}),
+          ...(i.country !== undefined ? { country: i.country } : {}),
+        };
+        const c = { ...ctx, input } as never;
+        const work = Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
+          const c2 = { ...(c as object), ...fetched } as never;
+          return Effect.flatMap(stages.judge.run(c2), () => Effect.map(stages.extractStage.run(c2), (ex): ScrapedItem => {
+            const b = ex.builtins;
+            const item: ScrapedItem = {
+              url: t.link,
+              title: t.title,
+              text: (b.main_content as string | undefined) ?? (b.text_content as string | undefined) ?? '',
+              content: (b.markdown as string | undefined) ?? '',
+              error: null,
+              ...(i.include_contacts ? { contacts: (b.contacts as ContactItem[] | undefined) ?? [] } : {}),
+              ...(i.include_social ? { social: (b.social as SocialProfile[] | undefined) ?? [] } : {}),
+            };
+            return item;
+          }));
+        });
+        return Effect.catchDefect(
+          Effect.catch(work, (e: ApiFailure) => Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: failure(e) } as ScrapedItem)),
+          (d) => Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: failure(d) } as ScrapedItem),
+        );
+      };
+
+      return Effect.map(Effect.forEach(targets, one, { concurrency }), (items) => {
+        const ok = items.filter((x) => x.error === null);
+        // Pages that failed are released from the hold.
+        ctx.hold.actual = chargedPrice(i, ok.length);
+        return {
+          enriched: {
+            scraped: items,
+            scrapedCount: ok.length,
+            contacts: i.include_contacts ? mergeContacts(ok.map((x) => x.contacts ?? [])) : undefined,
+            socialProfiles: i.include_social ? mergeProfiles(ok.map((x) => x.social ?? [])) : undefined,
+          },
+        };
+      });
+    },
+  };
+}
