@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { INDEX_HELP } from './index-cmd.js';
+import { CRAWL_HELP } from './crawl-cmd.js';
 import { VERSION } from '../../config/version.js';
 import { PluginError } from '../../core/registry.js';
 import type { Logger } from '../../core/ports.js';
@@ -27,6 +28,7 @@ Usage:
 
 ${ACCOUNTS_HELP}
 ${INDEX_HELP}
+${CRAWL_HELP}
 Environment (all optional):
 ${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
 `;
@@ -150,6 +152,33 @@ async function main(argv: readonly string[]): Promise<void> {
         try {
           process.exitCode = await indexCommand(argv.slice(1), {
             index, store: opened.store, tty: process.stderr.isTTY === true, stdin: process.stdin,
+            out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
+          });
+        } finally {
+          await close();
+        }
+      } finally {
+        await opened.close();
+      }
+      return;
+    }
+    case 'crawl': {
+      const { crawlCommand } = await import('./crawl-cmd.js');
+      usageHelp = CRAWL_HELP;
+      const settings = { ...loadSettings(), logLevel: 'silent' as const };
+      const { openSearchIndex, openStore } = await import('../../config/store.js');
+      const opened = await openStore(settings);
+      const abort = new AbortController();
+      // Ctrl-C: stop fetching, keep what was stored, print the summary (a second one exits at once).
+      process.once('SIGINT', () => {
+        abort.abort();
+        process.once('SIGINT', () => process.exit(130));
+      });
+      try {
+        const { index, close } = await openSearchIndex(settings);
+        try {
+          process.exitCode = await crawlCommand(argv.slice(1), {
+            settings, index, store: opened.store, tty: process.stderr.isTTY === true, signal: abort.signal,
             out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
           });
         } finally {

@@ -26,17 +26,10 @@ import { scrapeStages } from '../scrape.js';
 import { RunAborted, runCrawl, type CrawlBook, type CrawlSpec } from './engine.js';
 import { crawlFetchers } from './pages.js';
 import { canonicalUrl, MAX_URL_LENGTH } from './urls.js';
+import { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';
 
-export const MAX_CRAWL_PAGES = 10_000;
-export const DEFAULT_CRAWL_PAGES = 100;
-export const MAX_CRAWL_DEPTH = 50;
-export const DEFAULT_CRAWL_DEPTH = 3;
+export { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';
 const MAX_PATTERNS = 50;
-/** The ledger and usage operation crawl pages are billed under (and the plans' rate-limit row). */
-export const CRAWL_OPERATION = 'crawl';
-
-/** Frontier rows a crawl keeps at most (pending, done and skipped URLs together). */
-export const frontierLimit = (maxPages: number) => Math.min(100_000, Math.max(1_000, maxPages * 20));
 
 const Paths = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
   maxItems: MAX_PATTERNS, description: `Path globs (${what}), matched against the path and query of each link, case-insensitively: * within one segment, ** across segments, {a,b} alternatives, ? one character. E.g. "/blog/**".`,
@@ -156,26 +149,6 @@ export function crawlView(job: JobView): CrawlStatusBody {
       })),
     },
   };
-}
-
-/** What makes a path glob unusable (minimatch would read it literally, or it cannot match a path). */
-export function globProblem(glob: string): string | undefined {
-  if (glob.trim() !== glob || glob === '') return 'must not be empty or start or end with spaces';
-  if (!glob.startsWith('/') && !glob.startsWith('*')) return 'must start with / (it is matched against the path, e.g. "/blog/**")';
-  if (/[\u0000-\u0020\u007f]/.test(glob)) return 'must not contain spaces or control characters';
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(glob) || glob.startsWith('//')) return 'is a path glob: leave out the scheme and host';
-  let brackets = 0;
-  let braces = 0;
-  for (const c of glob) {
-    if (c === '[') brackets++;
-    else if (c === ']') brackets--;
-    else if (c === '{') braces++;
-    else if (c === '}') braces--;
-    if (brackets < 0 || braces < 0) return 'has a closing bracket or brace without its opening one';
-  }
-  if (brackets !== 0 || braces !== 0) return 'has an unclosed [ or {';
-  if (/\*{3,}/.test(glob)) return 'has *** (use * within a segment or ** across segments)';
-  return undefined;
 }
 
 /** The crawl's settings from its request. */
