@@ -9,13 +9,17 @@
  * per stored page with a stop when credits run out (nothing overdrawn);
  * render_js priced; include/exclude paths; the signed crawl.completed
  * webhook; cancel; ownership (404); and the validation of every field.
+ * Then the same site on PostgreSQL + Redis, run by a `scour worker`-role
+ * instance fed by BullMQ.
  */
 import { Effect } from 'effect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../adapters/webhooks/sign.js';
 import { call, expectErrorBody } from '../support/http.js';
 import { until } from '../support/processes.js';
-import { startScour, type Running } from '../support/server.js';
+import { createLogger } from '../../adapters/logging/pino.js';
+import { createScour } from '../../config/container.js';
+import { startScour, startScourIn, type Running } from '../support/server.js';
 import { startCrawlSite, WORDS, type CrawlSite } from '../support/crawl-site.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -277,5 +281,39 @@ describe('POST /v1/crawl (embedded)', { timeout: 120_000 }, () => {
     const bad = await call(`${s.url}/v1/crawl`, 'POST', { auth: a.key, body: '{"url":' });
     expectErrorBody(bad, 400, 'MISSING_PARAMETER');
     expect(await usage(a.key)).toMatchObject({ credits_used: 0, credits_reserved: 0 });
+  });
+});
+
+describe('POST /v1/crawl on PostgreSQL + Redis, run by a worker', { timeout: 120_000 }, () => {
+  let s: (Running & { config: string }) | undefined;
+  let worker: Awaited<ReturnType<typeof createScour>> | undefined;
+  let docs: CrawlSite | undefined;
+
+  beforeAll(async () => {
+    docs = await startCrawlSite('docs');
+    s = await startScourIn('shared', 'uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback' });
+    worker = await createScour({ settings: { ...s.scour.settings, port: 0 }, role: 'worker', logger: createLogger('silent') });
+    await worker.startWorker();
+  }, 60_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await s?.stop();
+    await docs?.close();
+  });
+
+  it('crawls the same site with the same counts; the frontier and the bills are in PostgreSQL', async () => {
+    const base = s!.url;
+    const made = await call(`${base}/admin/v1/accounts`, 'POST', { auth: `Bearer ${ADMIN}`, body: { plan: 'builder', credits: 1000 } });
+    const key = `Bearer ${made.body.api_key as string}`;
+    const r = await call(`${base}/v1/crawl`, 'POST', { auth: key, body: { url: `${docs!.url}/`, max_pages: 200, max_depth: 20 } });
+    expect(r.status, r.text).toBe(202);
+    const done = (await until(() => call(`${base}/v1/crawl/${r.body.job_id}`, 'GET', { auth: key }), (x) => x.body.status === 'completed', 60_000, 100)).body;
+    expect(done).toMatchObject({ pages_done: 32, pages_failed: 1, pages_queued: 0, pages_skipped: 9, credits_used: 96 });
+    expect(done.skipped_reasons).toEqual({ robots: 2, off_domain: 1, redirect_off_domain: 1, redirect: 1, not_html: 1, noindex: 1, calendar: 2 });
+    expect(Math.max(...docs!.requests.map((q) => q.inFlight))).toBeLessThanOrEqual(2);
+    const found = await call(`${base}/v1/search`, 'POST', { auth: key, body: { query: WORDS.orphan } });
+    expect(found.body.search_results.map((x: { link: string }) => x.link)).toEqual([`${docs!.url}/docs/orphan`]);
+    const usage = await call(`${base}/v1/usage`, 'GET', { auth: key });
+    expect(usage.body).toMatchObject({ credits_used: 96 + 1, credits_reserved: 0 });
   });
 });

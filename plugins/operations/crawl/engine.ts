@@ -238,7 +238,8 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
   if (signal.aborted) throw new RunAborted();
 
   const known = new Set<string>(book.items.map((i) => i.url));
-  const traps = new TrapGuard(deps.traps ?? DEFAULT_TRAP_LIMITS, now);
+  // One URL shape may take at most half the crawl (at least 500 URLs): a generated space cannot eat it all.
+  const traps = new TrapGuard(deps.traps ?? { ...DEFAULT_TRAP_LIMITS, perPattern: Math.max(DEFAULT_TRAP_LIMITS.perPattern, Math.ceil(spec.maxPages / 2)) }, now);
   for (const i of book.items) if (i.status !== 'skipped') traps.admit(i.url);
   const progress = { stored: 0, failed: 0, skipped: 0, queued: 0 };
   for (const i of book.items) {
