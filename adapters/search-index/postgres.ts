@@ -24,13 +24,16 @@ import type {
 } from '../../core/search.js';
 import { pendingMigrations, type Migration } from '../store/migrate.js';
 import {
-  checkCollection, prepareAll, rankingParams, runSearch,
+  checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
 import { PostingList, entriesByTerm, planAppends, planRemovals } from './postings.js';
 import type { RankingParams } from './rank.js';
 
-export type PostgresSearchIndexOptions = SearchOptions & (
+export type PostgresSearchIndexOptions = SearchOptions & {
+  /** Documents written per step of an upsert's one transaction (default 100; the event loop gets a turn between steps). */
+  readonly writeSlice?: number;
+} & (
   | {
     /** postgres://user:password@host:port/database */
     readonly url: string;
@@ -178,7 +181,7 @@ export async function openPostgresSearchIndex(options: PostgresSearchIndexOption
     if (own) await pool.end().catch(() => {});
     throw new Error(`Cannot open the PostgreSQL search index: ${driverMessage(e, url)}`, { cause: e });
   }
-  return new PostgresIndex(pool, own, rankingParams(options));
+  return new PostgresIndex(pool, own, rankingParams(options), Math.max(1, Math.floor(options.writeSlice ?? 100)));
 }
 
 const DOC_COLUMNS = `d.id, c.name AS collection, d.url, d.title, d.text, d.published_at, d.language, d.analyser, d.country, d.type,
@@ -237,7 +240,7 @@ interface OldDoc {
 class PostgresIndex implements SearchIndex, SearchStorage {
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool, private readonly own: boolean, readonly ranking: RankingParams) {}
+  constructor(private readonly pool: pg.Pool, private readonly own: boolean, readonly ranking: RankingParams, private readonly writeSlice: number) {}
 
   private open(): void {
     if (this.closed) throw new Error('the search index is closed');
@@ -415,41 +418,48 @@ class PostgresIndex implements SearchIndex, SearchStorage {
         [cid, prepared.map((d) => d.url)],
       );
       await this.forget(c, cid, old, now, delta);
-      const ids = await this.insertDocuments(c, cid, prepared, now);
-      const written = prepared.map((d, i) => ({ id: ids[i]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings }));
-      for (const d of prepared) {
-        delta.documents++;
-        delta.titleTokens += d.titleLength;
-        delta.textTokens += d.textLength;
-        delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
-      }
-      const entries = entriesByTerm(written);
-      const terms = [...entries.keys()];
-      const { rows: last } = await c.query<[string, number | string, number]>({
-        text: `SELECT t.term, b.id, b.count FROM unnest($1::text[]) AS t(term)
-               CROSS JOIN LATERAL (SELECT id, count FROM search_postings p WHERE p.term = t.term AND p.cid = $2
-                                   ORDER BY p.first_doc DESC LIMIT 1) b`,
-        values: [terms, cid],
-        rowMode: 'array',
-      });
-      const { appends, inserts } = planAppends(entries, new Map(last.map(([t, id, n]) => [t, [num(id), n] as const])));
-      if (appends.length > 0) {
-        await c.query(
-          `UPDATE search_postings p SET count = p.count + u.n, data = p.data || u.data
-           FROM unnest($1::bigint[], $2::int[], $3::bytea[]) AS u(id, n, data) WHERE p.id = u.id`,
-          [appends.map((a) => a[0]), appends.map((a) => a[1]), appends.map((a) => a[2])],
-        );
-      }
-      if (inserts.length > 0) {
-        await c.query(
-          `INSERT INTO search_postings (term, cid, first_doc, count, data)
-           SELECT term, $1, first_doc, count, data FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bytea[]) AS u(term, first_doc, count, data)`,
-          [cid, inserts.map((i) => i[0]), inserts.map((i) => i[1]), inserts.map((i) => i[2]), inserts.map((i) => i[3])],
-        );
+      // One transaction, written in slices: each slice's encoding is short work for this process's event loop.
+      for (let i = 0; i < prepared.length; i += this.writeSlice) {
+        if (i > 0) await yieldToLoop();
+        await this.writeSlice_(c, cid, prepared.slice(i, i + this.writeSlice), now, delta);
       }
       await this.applyDelta(c, cid, delta, now);
       return { indexed: prepared.length - old.length, updated: old.length };
     });
+  }
+
+  private async writeSlice_(c: pg.PoolClient, cid: number, prepared: readonly PreparedDocument[], now: number, delta: { documents: number; titleTokens: number; textTokens: number; analysers: Map<string, number> }): Promise<void> {
+    const ids = await this.insertDocuments(c, cid, prepared, now);
+    const written = prepared.map((d, i) => ({ id: ids[i]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings }));
+    for (const d of prepared) {
+      delta.documents++;
+      delta.titleTokens += d.titleLength;
+      delta.textTokens += d.textLength;
+      delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
+    }
+    const entries = entriesByTerm(written);
+    const { rows: last } = await c.query<[string, number | string, number]>({
+      text: `SELECT t.term, b.id, b.count FROM unnest($1::text[]) AS t(term)
+             CROSS JOIN LATERAL (SELECT id, count FROM search_postings p WHERE p.term = t.term AND p.cid = $2
+                                 ORDER BY p.first_doc DESC LIMIT 1) b`,
+      values: [[...entries.keys()], cid],
+      rowMode: 'array',
+    });
+    const { appends, inserts } = planAppends(entries, new Map(last.map(([t, id, n]) => [t, [num(id), n] as const])));
+    if (appends.length > 0) {
+      await c.query(
+        `UPDATE search_postings p SET count = p.count + u.n, data = p.data || u.data
+         FROM unnest($1::bigint[], $2::int[], $3::bytea[]) AS u(id, n, data) WHERE p.id = u.id`,
+        [appends.map((a) => a[0]), appends.map((a) => a[1]), appends.map((a) => a[2])],
+      );
+    }
+    if (inserts.length > 0) {
+      await c.query(
+        `INSERT INTO search_postings (term, cid, first_doc, count, data)
+         SELECT term, $1, first_doc, count, data FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bytea[]) AS u(term, first_doc, count, data)`,
+        [cid, inserts.map((i) => i[0]), inserts.map((i) => i[1]), inserts.map((i) => i[2]), inserts.map((i) => i[3])],
+      );
+    }
   }
 
   /** Inserts the documents in order (ids grow with it) and returns their ids. */

@@ -14,12 +14,14 @@
  * connection did. Ranking is rank.ts's, the same as on PostgreSQL.
  *
  * Writes: documents are analysed before any lock is taken, in slices that
- * yield to the event loop; they are then written in transactions of
- * `writeBatch` documents (BEGIN IMMEDIATE, one synchronous step each,
- * yielding between them), so searches in this process and writers in
- * others (the account store on the same file) wait at most one batch. A
- * call of at most `writeBatch` documents is atomic; a larger one is written
- * as consecutive atomic batches, in order.
+ * yield to the event loop; they are then written in short transactions
+ * (BEGIN IMMEDIATE, one synchronous step each, yielding between them), so
+ * searches in this process and writers in others (the account store on the
+ * same file) wait at most one batch. A batch holds as many documents as fit
+ * in about `writeBatchMs` (25 ms) at the pace the last batches went (between
+ * 50 and 2,000; larger batches cost less per document), or exactly
+ * `writeBatch`. A call that fits in one batch is atomic; a larger one is
+ * written as consecutive atomic batches, in order.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -48,8 +50,12 @@ interface OldDoc {
 export interface SqliteSearchIndexOptions extends SearchOptions {
   /** The database file (the account store's scour.db; its directory is created), or ':memory:'. */
   readonly path: string;
-  /** Documents per write transaction (default 100): the longest a write holds the file's write lock and this process's event loop. */
+  /** Documents per write transaction, fixed; default: as many as take about writeBatchMs. */
   readonly writeBatch?: number;
+  /** How long one write transaction may hold the file's write lock and this process's event loop (default 25 ms). */
+  readonly writeBatchMs?: number;
+  /** This connection's page cache in MiB (default 64). */
+  readonly cacheMiB?: number;
 }
 
 export type SqliteSearchIndex = SearchIndex & {
@@ -181,10 +187,13 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     if (!memory) db.pragma('journal_mode = WAL');
     // WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last commits, which a re-import restores.
     db.pragma('synchronous = NORMAL');
+    // A larger page cache for this connection (the postings' pages are re-read and re-written batch after batch).
+    db.pragma(`cache_size = -${Math.max(2, Math.floor(options.cacheMiB ?? 64)) * 1024}`);
     const encoding = db.pragma('encoding', { simple: true });
     if (encoding !== 'UTF-8') throw new Error(`the search index needs a UTF-8 database; ${options.path} is ${String(encoding)}`);
     migrate(db);
-    return new SqliteIndex(db, rankingParams(options), Math.max(1, Math.floor(options.writeBatch ?? 100)));
+    const fixed = options.writeBatch === undefined ? undefined : Math.max(1, Math.floor(options.writeBatch));
+    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 25);
   } catch (e) {
     db.close();
     throw e;
@@ -205,7 +214,11 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   private dataVersion = -1;
   private closed = false;
 
-  constructor(private readonly db: Database.Database, readonly ranking: RankingParams, private readonly writeBatch: number) {
+  /** Documents in the next write batch (adapted to writeBatchMs unless fixed). */
+  private batch: number;
+
+  constructor(private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number) {
+    this.batch = fixedBatch ?? 100;
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       dataVersion: p('PRAGMA data_version').pluck(),
@@ -336,10 +349,16 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     const prepared = await prepareAll(documents);
     let indexed = 0;
     let updated = 0;
-    for (let i = 0; i < prepared.length; i += this.writeBatch) {
+    for (let i = 0; i < prepared.length;) {
       if (i > 0) await yieldToLoop();
       this.open();
-      const r = this.writeDocuments(collection, prepared.slice(i, i + this.writeBatch), now);
+      const slice = prepared.slice(i, i + this.batch);
+      // CPU time, not wall time: on a busy machine the wall clock also counts other processes' turns.
+      const c0 = process.cpuUsage();
+      const r = this.writeDocuments(collection, slice, now);
+      const c = process.cpuUsage(c0);
+      this.adapt(slice.length, (c.user + c.system) / 1000);
+      i += slice.length;
       indexed += r.indexed;
       updated += r.updated;
     }
@@ -443,15 +462,23 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     delta.analysers.set(old.analyser, (delta.analysers.get(old.analyser) ?? 0) - 1);
   }
 
+  /** Sizes the next batch so it takes about batchMs of CPU at the pace of this one (smoothed). */
+  private adapt(documents: number, ms: number): void {
+    if (this.fixedBatch !== undefined || documents < 8 || ms <= 0) return;
+    const fit = (this.batchMs * documents) / ms;
+    this.batch = Math.round(Math.min(2000, Math.max(50, 0.5 * this.batch + 0.5 * fit)));
+  }
+
   async remove(collection: string, urls: readonly string[], now: number): Promise<number> {
     this.open();
     checkCollection(collection);
     const unique = [...new Set(urls)];
     let removed = 0;
-    for (let i = 0; i < unique.length; i += this.writeBatch) {
+    const size = this.fixedBatch ?? Math.max(this.batch, 100);
+    for (let i = 0; i < unique.length; i += size) {
       if (i > 0) await yieldToLoop();
       this.open();
-      const batch = unique.slice(i, i + this.writeBatch);
+      const batch = unique.slice(i, i + size);
       removed += this.db.transaction(() => {
         const cid = this.s.collectionId.get(collection) as number | undefined;
         if (cid === undefined) return 0;

@@ -1,0 +1,272 @@
+// npm run bench:search: the local search index (the BUILT code in dist/) on
+// BEIR SciFact (5,183 abstracts, ../shared/data/ir/scifact), on SQLite and on
+// PostgreSQL, beside plain SQLite FTS5 bm25 in the same run.
+//
+// - Indexing: the corpus goes through SearchIndex.upsert in calls of 1,000
+//   documents (the admin API's largest), language left to detection, as an
+//   import does; documents per second over the whole load, and the index's
+//   size on disk from stats().bytes.
+// - Quality: the 300 test queries (those in qrels/test.tsv), each parsed by
+//   core/search.ts parseQuery, searched with limit 100: nDCG@10 (binary
+//   gains) and recall@100. The train queries' figures are printed too (the
+//   ranking was tuned on them only: benchmarks/search/tune.mjs).
+// - Latency: the test queries again with limit 10 (a results page, snippets
+//   included), after a warm-up pass, each timed alone in this process: p50,
+//   p99 and mean.
+// - Import while searching: 10,000 new documents (SciFact abstracts under new
+//   URLs) upserted into another collection in calls of 1,000 while this
+//   process searches back to back (test queries, limit 10, over both
+//   collections); every search's wall time counts, waiting included.
+// - Baseline: title+text in one FTS5 table (default unicode61 tokenizer),
+//   each query's words quoted and OR-ed, ORDER BY bm25(t) LIMIT 100.
+// Targets: nDCG@10 >= 0.70 on both backends, SQLite p50 < 2 ms and p99 <
+// 10 ms, >= 2,000 documents/s indexed, p99 < 50 ms while importing.
+// Prints a table and writes benchmarks/results/search.json.
+// Settings: SCOUR_SHARED_DATA, SEARCH_BENCH_PG_URL (admin URL; default
+// postgres://postgres@127.0.0.1:5432/postgres; "none" skips PostgreSQL),
+// SEARCH_BENCH_IMPORT (documents, default 10000), SEARCH_BENCH_OUT.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { evaluateRun, idOf, loadCorpus, loadSplit, percentile, urlOf } from './scifact.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = process.env.SEARCH_BENCH_OUT ?? join(root, 'benchmarks', 'results', 'search.json');
+const PG_ADMIN = process.env.SEARCH_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const IMPORT_DOCS = Number(process.env.SEARCH_BENCH_IMPORT ?? 10_000);
+const BATCH = 1000;
+const TARGETS = { ndcg10: 0.7, p50Ms: 2, p99Ms: 10, docsPerSecond: 2000, importP99Ms: 50 };
+
+const { openSqliteSearchIndex } = await import(join(root, 'dist/adapters/search-index/sqlite.js'));
+const { openPostgresSearchIndex } = await import(join(root, 'dist/adapters/search-index/postgres.js'));
+const { parseQuery } = await import(join(root, 'dist/core/search.js'));
+
+const FILTERS = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
+const corpus = loadCorpus();
+const test = loadSplit('test');
+const train = loadSplit('train');
+const parsed = new Map([...test.queries, ...train.queries].map((q) => [q.text, parseQuery(q.text)]));
+const unparsed = test.queries.filter((q) => !parsed.get(q.text).ok).map((q) => ({ id: q.id, text: q.text, message: parsed.get(q.text).message }));
+
+const round = (x, d = 4) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const tick = () => new Promise((r) => setImmediate(r));
+
+async function rankWith(index, collections, limit) {
+  return async (text) => {
+    const p = parsed.get(text);
+    if (!p.ok) return [];
+    const r = await index.search({ query: p.query, collections, filters: FILTERS, limit, now: Date.now() });
+    return r.hits.map((h) => idOf(h.document.url));
+  };
+}
+
+async function latency(index, collections) {
+  const queries = test.queries.map((q) => parsed.get(q.text)).filter((p) => p.ok).map((p) => p.query);
+  for (const query of queries.slice(0, 50)) await index.search({ query, collections, filters: FILTERS, limit: 10, now: Date.now() });
+  const ms = [];
+  for (const query of queries) {
+    const t0 = performance.now();
+    await index.search({ query, collections, filters: FILTERS, limit: 10, now: Date.now() });
+    ms.push(performance.now() - t0);
+  }
+  return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), mean: mean(ms), queries: ms.length };
+}
+
+/** Imports IMPORT_DOCS new documents in calls of BATCH while searching back to back; the searches' wall times. */
+async function importWhileSearching(index) {
+  const docs = [];
+  for (let i = 0; docs.length < IMPORT_DOCS; i++) {
+    const d = corpus[i % corpus.length];
+    docs.push({ ...d, url: `${urlOf(d.url.slice(d.url.lastIndexOf('/') + 1))}/copy-${Math.floor(i / corpus.length)}` });
+  }
+  const queries = test.queries.map((q) => parsed.get(q.text)).filter((p) => p.ok).map((p) => p.query);
+  let done = false;
+  const ms = [];
+  const searching = (async () => {
+    let i = 0;
+    while (!done) {
+      const t0 = performance.now();
+      await index.search({ query: queries[i++ % queries.length], collections: ['shared', 'import'], filters: FILTERS, limit: 10, now: Date.now() });
+      ms.push(performance.now() - t0);
+      await tick();
+    }
+  })();
+  const t0 = performance.now();
+  for (let i = 0; i < docs.length; i += BATCH) await index.upsert('import', docs.slice(i, i + BATCH), Date.now());
+  const seconds = (performance.now() - t0) / 1000;
+  done = true;
+  await searching;
+  return { documents: docs.length, seconds: round(seconds, 2), docsPerSecond: Math.round(docs.length / seconds), searches: ms.length, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), max: Math.max(...ms) };
+}
+
+async function benchIndex(name, open) {
+  const index = await open();
+  try {
+    const t0 = performance.now();
+    for (let i = 0; i < corpus.length; i += BATCH) await index.upsert('shared', corpus.slice(i, i + BATCH), Date.now());
+    const seconds = (performance.now() - t0) / 1000;
+    const stats = await index.stats();
+    const quality = await evaluateRun(test, await rankWith(index, ['shared'], 100));
+    const trainQuality = await evaluateRun(train, await rankWith(index, ['shared'], 100));
+    const lat = await latency(index, ['shared']);
+    const imp = await importWhileSearching(index);
+    return {
+      backend: name,
+      ranking: index.ranking,
+      ndcg10: round(quality.ndcg10),
+      recall100: round(quality.recall100),
+      train_ndcg10: round(trainQuality.ndcg10),
+      train_recall100: round(trainQuality.recall100),
+      latency_ms: { p50: round(lat.p50, 3), p99: round(lat.p99, 3), mean: round(lat.mean, 3), limit: 10, queries: lat.queries },
+      indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: BATCH },
+      index_bytes: stats.bytes,
+      import_while_searching: { ...imp, p50: round(imp.p50, 3), p99: round(imp.p99, 3), max: round(imp.max, 3) },
+      per_query_ndcg10: Object.fromEntries(Object.entries(quality.perQuery).map(([k, v]) => [k, round(v)])),
+    };
+  } finally {
+    await index.close();
+  }
+}
+
+/** Plain SQLite FTS5: title and text in one table, default tokenizer, bm25(). */
+async function fts5Baseline(dir) {
+  const db = new Database(join(dir, 'fts5.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE VIRTUAL TABLE t USING fts5(title, text)');
+  const ids = [];
+  const insert = db.prepare('INSERT INTO t (rowid, title, text) VALUES (?, ?, ?)');
+  const t0 = performance.now();
+  db.transaction(() => corpus.forEach((d, i) => {
+    insert.run(i + 1, d.title, d.text);
+    ids.push(idOf(d.url));
+  }))();
+  const seconds = (performance.now() - t0) / 1000;
+  const bytes = db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 't%'").pluck().get();
+  const stmt = db.prepare('SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?').pluck();
+  const words = (text) => [...new Set(text.match(/[\p{L}\p{N}]+/gu) ?? [])];
+  const run = (text, limit) => {
+    const w = words(text);
+    if (w.length === 0) return [];
+    return stmt.all(w.map((x) => `"${x}"`).join(' OR '), limit).map((r) => ids[r - 1]);
+  };
+  const quality = await evaluateRun(test, (text) => run(text, 100));
+  const trainQuality = await evaluateRun(train, (text) => run(text, 100));
+  for (const q of test.queries.slice(0, 50)) run(q.text, 10);
+  const ms = [];
+  for (const q of test.queries) {
+    const s = performance.now();
+    run(q.text, 10);
+    ms.push(performance.now() - s);
+  }
+  db.close();
+  return {
+    backend: 'SQLite FTS5 bm25 (baseline)',
+    ndcg10: round(quality.ndcg10),
+    recall100: round(quality.recall100),
+    train_ndcg10: round(trainQuality.ndcg10),
+    train_recall100: round(trainQuality.recall100),
+    latency_ms: { p50: round(percentile(ms, 0.5), 3), p99: round(percentile(ms, 0.99), 3), mean: round(mean(ms), 3), limit: 10, queries: ms.length, note: 'ids only, no snippets' },
+    indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: corpus.length },
+    index_bytes: bytes,
+  };
+}
+
+async function pgDatabase() {
+  if (PG_ADMIN === 'none') return undefined;
+  const name = `scour_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (e) {
+    console.error(`PostgreSQL skipped: ${e.message}`);
+    return undefined;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+const loadStart = loadavg();
+const dir = mkdtempSync(join(tmpdir(), 'scour-bench-search-'));
+const results = [];
+try {
+  results.push(await fts5Baseline(dir));
+  console.error('fts5 done');
+  results.push(await benchIndex('Scour index, SQLite (embedded)', () => openSqliteSearchIndex({ path: join(dir, 'scour.db') })));
+  console.error('sqlite done');
+  const db = await pgDatabase();
+  if (db !== undefined) {
+    try {
+      results.push(await benchIndex('Scour index, PostgreSQL', () => openPostgresSearchIndex({ url: db.url })));
+      console.error('postgres done');
+    } finally {
+      await db.drop();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const [base, sqlite, postgres] = results;
+const met = {
+  ndcg10_sqlite: sqlite.ndcg10 >= TARGETS.ndcg10,
+  ndcg10_postgres: postgres === undefined ? null : postgres.ndcg10 >= TARGETS.ndcg10,
+  p50_sqlite: sqlite.latency_ms.p50 < TARGETS.p50Ms,
+  p99_sqlite: sqlite.latency_ms.p99 < TARGETS.p99Ms,
+  docs_per_second_sqlite: sqlite.indexing.docs_per_second >= TARGETS.docsPerSecond,
+  docs_per_second_postgres: postgres === undefined ? null : postgres.indexing.docs_per_second >= TARGETS.docsPerSecond,
+  import_p99_sqlite: sqlite.import_while_searching.p99 < TARGETS.importP99Ms,
+  import_p99_postgres: postgres === undefined ? null : postgres.import_while_searching.p99 < TARGETS.importP99Ms,
+};
+
+const mb = (b) => (b === null || b === undefined ? '-' : (b / 1048576).toFixed(1));
+const rows = [
+  ['', 'nDCG@10', 'recall@100', 'train nDCG@10', 'p50 ms', 'p99 ms', 'docs/s', 'size MB', 'import p99 ms'],
+  ...results.map((r) => [
+    r.backend, r.ndcg10.toFixed(4), r.recall100.toFixed(4), r.train_ndcg10.toFixed(4), r.latency_ms.p50.toFixed(2), r.latency_ms.p99.toFixed(2),
+    String(r.indexing.docs_per_second), mb(r.index_bytes), r.import_while_searching ? r.import_while_searching.p99.toFixed(1) : '-',
+  ]),
+];
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+console.log(`\nload average (1 min) at start ${loadStart[0].toFixed(2)}, at end ${loadavg()[0].toFixed(2)} on ${cpus().length} cores`);
+console.log(`SciFact: ${corpus.length} documents, ${test.queries.length} test queries (${unparsed.length} refused by parseQuery), ${train.queries.length} train queries`);
+console.log(line(rows[0]));
+console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+for (const r of rows.slice(1)) console.log(line(r));
+for (const r of results.slice(1)) {
+  const i = r.import_while_searching;
+  console.log(`${r.backend}: import of ${i.documents} documents in ${i.seconds} s (${i.docsPerSecond}/s) while ${i.searches} searches ran: p50 ${i.p50} ms, p99 ${i.p99} ms, max ${i.max} ms`);
+}
+console.log(Object.entries(met).map(([k, v]) => `${k}: ${v === null ? 'n/a' : v ? 'MET' : 'MISS'}`).join(', '));
+
+writeFileSync(OUT, `${JSON.stringify({
+  benchmark: 'BEIR SciFact (5,183 abstracts, 300 test queries)',
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model,
+  cores: cpus().length,
+  // Other processes on this machine during the run (1-minute load average at the start and the end): latency and throughput figures depend on it.
+  load_average: { start: round(loadStart[0], 2), end: round(loadavg()[0], 2) },
+  targets: TARGETS,
+  met,
+  unparsed_test_queries: unparsed,
+  results: results.map(({ per_query_ndcg10: _p, ...r }) => r),
+}, null, 2)}\n`);
+console.log(`wrote ${OUT}`);
