@@ -27,7 +27,7 @@ import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
-import { PostingList, entriesByTerm, planAppends, planRemovals } from './postings.js';
+import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
 export type PostgresSearchIndexOptions = SearchOptions & {
@@ -418,26 +418,34 @@ class PostgresIndex implements SearchIndex, SearchStorage {
         [cid, prepared.map((d) => d.url)],
       );
       await this.forget(c, cid, old, now, delta);
-      // One transaction, written in slices: each slice's encoding is short work for this process's event loop.
+      // One transaction, written in slices so each step is short work for this process's event loop: the
+      // documents a slice at a time, then the postings a slice of terms at a time (each block written once a call).
+      const written: { id: number; titleLength: number; textLength: number; postings: PreparedDocument['postings'] }[] = [];
       for (let i = 0; i < prepared.length; i += this.writeSlice) {
         if (i > 0) await yieldToLoop();
-        await this.writeSlice_(c, cid, prepared.slice(i, i + this.writeSlice), now, delta);
+        const slice = prepared.slice(i, i + this.writeSlice);
+        const ids = await this.insertDocuments(c, cid, slice, now);
+        slice.forEach((d, k) => {
+          written.push({ id: ids[k]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
+          delta.documents++;
+          delta.titleTokens += d.titleLength;
+          delta.textTokens += d.textLength;
+          delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
+        });
+      }
+      const entries = [...entriesByTerm(written)];
+      const termSlice = this.writeSlice * 40;
+      for (let i = 0; i < entries.length; i += termSlice) {
+        await yieldToLoop();
+        await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));
       }
       await this.applyDelta(c, cid, delta, now);
       return { indexed: prepared.length - old.length, updated: old.length };
     });
   }
 
-  private async writeSlice_(c: pg.PoolClient, cid: number, prepared: readonly PreparedDocument[], now: number, delta: { documents: number; titleTokens: number; textTokens: number; analysers: Map<string, number> }): Promise<void> {
-    const ids = await this.insertDocuments(c, cid, prepared, now);
-    const written = prepared.map((d, i) => ({ id: ids[i]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings }));
-    for (const d of prepared) {
-      delta.documents++;
-      delta.titleTokens += d.titleLength;
-      delta.textTokens += d.textLength;
-      delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
-    }
-    const entries = entriesByTerm(written);
+  /** New documents' entries to each term's last block while it has room, then to new blocks. */
+  private async appendEntries(c: pg.PoolClient, cid: number, entries: Map<string, Entry[]>): Promise<void> {
     const { rows: last } = await c.query<[string, number | string, number]>({
       text: `SELECT t.term, b.id, b.count FROM unnest($1::text[]) AS t(term)
              CROSS JOIN LATERAL (SELECT id, count FROM search_postings p WHERE p.term = t.term AND p.cid = $2
