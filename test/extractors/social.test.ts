@@ -358,9 +358,9 @@ describe('extractSocial', () => {
     ]);
   });
 
-  it('is the socialExtractor plugin (not built in: asked for by name)', () => {
+  it('is the socialExtractor plugin (built in: switched on by extract_social and include_social)', () => {
     expect(socialExtractor).toMatchObject({ kind: 'extractor', name: 'extractor-social', id: 'social', filter: { contentTypes: ['text/html', 'application/xhtml+xml'] } });
-    expect(socialExtractor.builtin).toBeUndefined();
+    expect(socialExtractor.builtin).toBe(true);
     expect(keys(socialExtractor.extract(page('<a href="https://github.com/scour-hq">gh</a>'), {}) as SocialProfile[])).toEqual(['github https://github.com/scour-hq']);
   });
 });
