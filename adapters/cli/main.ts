@@ -5,7 +5,9 @@
  * Invalid settings stop start-up with a clear message and exit code 2.
  */
 import 'reflect-metadata';
-import { ConfigError, ENV_VARS, loadSettings } from '../../config/env.js';
+import { ConfigError, ENV_VARS, loadSettings, type Settings } from '../../config/env.js';
+import type { AccountStore } from '../../core/ports.js';
+import type { SearchIndex } from '../../core/search.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { INDEX_HELP } from './index-cmd.js';
 import { CRAWL_HELP } from './crawl-cmd.js';
@@ -102,6 +104,23 @@ async function worker(): Promise<void> {
   onSignals(scour.logger, () => scour.stop(), 'interrupting running jobs (another process resumes them)');
 }
 
+/** Run a command on the configured account store and search index (no server), closing both however it ends. */
+async function withIndex(work: (settings: Settings, index: SearchIndex, store: AccountStore) => Promise<number>): Promise<number> {
+  const settings = { ...loadSettings(), logLevel: 'silent' as const };
+  const { openSearchIndex, openStore } = await import('../../config/store.js');
+  const opened = await openStore(settings);
+  try {
+    const { index, close } = await openSearchIndex(settings);
+    try {
+      return await work(settings, index, opened.store);
+    } finally {
+      await close();
+    }
+  } finally {
+    await opened.close();
+  }
+}
+
 /** The help printed after a wrong command line. */
 let usageHelp: string = ACCOUNTS_HELP;
 
@@ -144,49 +163,25 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'index': {
       const { indexCommand } = await import('./index-cmd.js');
       usageHelp = INDEX_HELP;
-      const settings = { ...loadSettings(), logLevel: 'silent' as const };
-      const { openSearchIndex, openStore } = await import('../../config/store.js');
-      const opened = await openStore(settings);
-      try {
-        const { index, close } = await openSearchIndex(settings);
-        try {
-          process.exitCode = await indexCommand(argv.slice(1), {
-            index, store: opened.store, tty: process.stderr.isTTY === true, stdin: process.stdin,
-            out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
-          });
-        } finally {
-          await close();
-        }
-      } finally {
-        await opened.close();
-      }
+      process.exitCode = await withIndex((settings, index, store) => indexCommand(argv.slice(1), {
+        index, store, tty: process.stderr.isTTY === true, stdin: process.stdin,
+        out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
+      }));
       return;
     }
     case 'crawl': {
       const { crawlCommand } = await import('./crawl-cmd.js');
       usageHelp = CRAWL_HELP;
-      const settings = { ...loadSettings(), logLevel: 'silent' as const };
-      const { openSearchIndex, openStore } = await import('../../config/store.js');
-      const opened = await openStore(settings);
       const abort = new AbortController();
       // Ctrl-C: stop fetching, keep what was stored, print the summary (a second one exits at once).
       process.once('SIGINT', () => {
         abort.abort();
         process.once('SIGINT', () => process.exit(130));
       });
-      try {
-        const { index, close } = await openSearchIndex(settings);
-        try {
-          process.exitCode = await crawlCommand(argv.slice(1), {
-            settings, index, store: opened.store, tty: process.stderr.isTTY === true, signal: abort.signal,
-            out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
-          });
-        } finally {
-          await close();
-        }
-      } finally {
-        await opened.close();
-      }
+      process.exitCode = await withIndex((settings, index, store) => crawlCommand(argv.slice(1), {
+        settings, index, store, tty: process.stderr.isTTY === true, signal: abort.signal,
+        out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
+      }));
       return;
     }
     case 'version':
