@@ -434,7 +434,7 @@ class PostgresIndex implements SearchIndex, SearchStorage {
         });
       }
       const entries = [...entriesByTerm(written)];
-      const termSlice = this.writeSlice * 40;
+      const termSlice = this.writeSlice * 10;
       for (let i = 0; i < entries.length; i += termSlice) {
         await yieldToLoop();
         await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));

@@ -43,7 +43,7 @@ export const DEFAULT_RANKING: RankingParams = {
   bText: 0.75,
   titleWeight: 2.5,
   proximityWeight: 0.1,
-  proximityDepth: 100,
+  proximityDepth: 30,
   newsTier: 0.1,
   prfDocs: 0,
   prfTerms: 0,
@@ -554,35 +554,41 @@ function plain(s: string, cutEnd: boolean, cutStart: boolean, _n: number): Snipp
   return collapse(s, 0, s.length, [], cutStart, cutEnd);
 }
 
+const SPACE_RUN = /[\s\x00-\x1f\x7f]+/gu;
+
 /** text[start, end) with whitespace runs made one space and trimmed, "…" marking cuts; ranges moved to match (overlaps merged). */
 function collapse(text: string, start: number, end: number, ranges: [number, number][], cutStart = start > 0, cutEnd = end < text.length): Snippet {
-  const map = new Int32Array(end - start + 1);
-  let out = cutStart ? '… ' : '';
-  let space = true;
-  for (let i = start; i < end; i++) {
-    map[i - start] = out.length;
-    const c = text[i]!;
-    if (/\s/u.test(c) || c.charCodeAt(0) < 32) {
-      if (!space) {
-        out += ' ';
-        space = true;
-      }
-    } else {
-      out += c;
-      space = false;
+  const slice = text.slice(start, end);
+  const prefix = cutStart ? '… ' : '';
+  // map[i]: where slice offset i lands in the output (before the prefix).
+  const map = new Int32Array(slice.length + 1);
+  const parts: string[] = [];
+  let o = 0;
+  let last = 0;
+  for (const m of slice.matchAll(SPACE_RUN)) {
+    const at = m.index;
+    for (let i = last; i < at; i++) map[i] = o + (i - last);
+    parts.push(slice.slice(last, at));
+    o += at - last;
+    const space = o > 0 && at + m[0].length < slice.length;
+    for (let i = at; i < at + m[0].length; i++) map[i] = o;
+    if (space) {
+      parts.push(' ');
+      o++;
     }
+    last = at + m[0].length;
   }
-  map[end - start] = out.length;
-  out = out.replace(/ $/u, '');
-  const body = out.length;
-  if (cutEnd) out += ' …';
+  for (let i = last; i <= slice.length; i++) map[i] = o + (i - last);
+  parts.push(slice.slice(last));
+  const body = parts.join('');
+  const out = prefix + body + (cutEnd ? ' …' : '');
   const highlights: [number, number][] = [];
   for (const [a, b] of ranges) {
-    const s = map[a - start]!;
-    const e = Math.min(map[b - start]!, body);
+    const s = prefix.length + map[a - start]!;
+    const e = prefix.length + Math.min(map[b - start]!, body.length);
     if (e <= s) continue;
-    const last = highlights[highlights.length - 1];
-    if (last !== undefined && s <= last[1]) last[1] = Math.max(last[1], e);
+    const prev = highlights[highlights.length - 1];
+    if (prev !== undefined && s <= prev[1]) prev[1] = Math.max(prev[1], e);
     else highlights.push([s, e]);
   }
   return { snippet: out, highlights };

@@ -18,8 +18,8 @@
  * (BEGIN IMMEDIATE, one synchronous step each, yielding between them), so
  * searches in this process and writers in others (the account store on the
  * same file) wait at most one batch. A batch holds as many documents as fit
- * in about `writeBatchMs` (25 ms) at the pace the last batches went (between
- * 50 and 2,000; larger batches cost less per document), or exactly
+ * in about `writeBatchMs` (20 ms of CPU) at the pace the last batches went
+ * (between 50 and 2,000; larger batches cost less per document), or exactly
  * `writeBatch`. A call that fits in one batch is atomic; a larger one is
  * written as consecutive atomic batches, in order.
  */
@@ -52,7 +52,7 @@ export interface SqliteSearchIndexOptions extends SearchOptions {
   readonly path: string;
   /** Documents per write transaction, fixed; default: as many as take about writeBatchMs. */
   readonly writeBatch?: number;
-  /** How long one write transaction may hold the file's write lock and this process's event loop (default 25 ms). */
+  /** How long one write transaction may hold the file's write lock and this process's event loop (default 20 ms of CPU). */
   readonly writeBatchMs?: number;
   /** This connection's page cache in MiB (default 64). */
   readonly cacheMiB?: number;
@@ -193,7 +193,7 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     if (encoding !== 'UTF-8') throw new Error(`the search index needs a UTF-8 database; ${options.path} is ${String(encoding)}`);
     migrate(db);
     const fixed = options.writeBatch === undefined ? undefined : Math.max(1, Math.floor(options.writeBatch));
-    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 25);
+    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20);
   } catch (e) {
     db.close();
     throw e;
