@@ -22,7 +22,8 @@ import pg from 'pg';
 import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
-import { pendingMigrations, type Migration } from '../store/migrate.js';
+import type { Migration } from '../store/migrate.js';
+import { migratePostgres } from '../store/postgres/index.js';
 import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
@@ -131,40 +132,9 @@ function driverMessage(e: unknown, url: string | undefined): string {
   return secrets.some((s) => message.includes(s)) ? 'database error' : message;
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    try {
-      await client.query(`CREATE TABLE IF NOT EXISTS search_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at bigint NOT NULL
-      )`);
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM search_migrations');
-      for (const m of pendingMigrations('PostgreSQL search index', POSTGRES_SEARCH_MIGRATIONS, rows.map((r) => Number(r.version)))) {
-        await client.query('BEGIN');
-        try {
-          await client.query(m.sql);
-          await client.query('INSERT INTO search_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
-          await client.query('COMMIT');
-        } catch (e) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw e;
-        }
-      }
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch((e: Error) => {
-        broken = e;
-      });
-    }
-  } catch (e) {
-    broken = e instanceof Error ? e : new Error(String(e));
-    throw e;
-  } finally {
-    client.release(broken);
-  }
+/** Pending search migrations, each in its own transaction, under the index's own advisory lock and table. */
+function migrate(pool: pg.Pool): Promise<void> {
+  return migratePostgres(pool, POSTGRES_SEARCH_MIGRATIONS, { table: 'search_migrations', lock: MIGRATION_LOCK, label: 'PostgreSQL search index' });
 }
 
 /** Connects, migrates and returns the index; rejects with a clear Error when it cannot. */

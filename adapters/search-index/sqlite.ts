@@ -29,7 +29,8 @@ import Database from 'better-sqlite3';
 import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
-import { pendingMigrations, type Migration } from '../store/migrate.js';
+import type { Migration } from '../store/migrate.js';
+import { migrateSqlite } from '../store/sqlite/index.js';
 import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
@@ -118,21 +119,9 @@ export const SQLITE_SEARCH_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Applies pending search migrations in one IMMEDIATE transaction (processes opening together take turns). */
+/** Applies pending search migrations in one IMMEDIATE transaction (processes opening together take turns), in their own table. */
 function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS search_migrations (
-      version INTEGER PRIMARY KEY,
-      name TEXT NOT NULL,
-      applied_at INTEGER NOT NULL
-    ) STRICT`);
-    const applied = db.prepare('SELECT version FROM search_migrations').pluck().all() as number[];
-    const record = db.prepare('INSERT INTO search_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-    for (const m of pendingMigrations('SQLite search index', SQLITE_SEARCH_MIGRATIONS, applied)) {
-      db.exec(m.sql);
-      record.run(m.version, m.name, Date.now());
-    }
-  }).immediate();
+  migrateSqlite(db, SQLITE_SEARCH_MIGRATIONS, { table: 'search_migrations', label: 'SQLite search index' });
 }
 
 const DOC_COLUMNS = `d.id, c.name AS collection, d.url, d.title, d.text, d.published_at, d.language, d.analyser, d.country, d.type,

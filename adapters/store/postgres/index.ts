@@ -161,23 +161,29 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
  * advisory lock so processes starting together take turns (the lock goes
  * with the session if this process dies mid-way).
  */
-export async function migratePostgres(pool: pg.Pool, migrations: readonly Migration[]): Promise<void> {
+export async function migratePostgres(
+  pool: pg.Pool,
+  migrations: readonly Migration[],
+  /** Another schema in the same database (the search index) keeps its own table and lock. */
+  own: { readonly table: string; readonly lock: string; readonly label: string } = { table: 'schema_migrations', lock: MIGRATION_LOCK, label: 'PostgreSQL' },
+): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const lock = own.lock;
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await client.query('SELECT pg_advisory_lock($1)', [lock]);
     try {
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      await client.query(`CREATE TABLE IF NOT EXISTS ${own.table} (
         version integer PRIMARY KEY,
         name text NOT NULL,
         applied_at bigint NOT NULL
       )`);
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-      for (const m of pendingMigrations('PostgreSQL', migrations, rows.map((r) => r.version))) {
+      const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${own.table}`);
+      for (const m of pendingMigrations(own.label, migrations, rows.map((r) => Number(r.version)))) {
         await client.query('BEGIN');
         try {
           await client.query(m.sql);
-          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          await client.query(`INSERT INTO ${own.table} (version, name, applied_at) VALUES ($1, $2, $3)`, [m.version, m.name, Date.now()]);
           await client.query('COMMIT');
         } catch (e) {
           await client.query('ROLLBACK').catch(() => {});
@@ -185,7 +191,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
         }
       }
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch((e: Error) => {
+      await client.query('SELECT pg_advisory_unlock($1)', [lock]).catch((e: Error) => {
         broken = e;
       });
     }

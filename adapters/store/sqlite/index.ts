@@ -57,16 +57,21 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore
 }
 
 /** Applies pending migrations in one IMMEDIATE transaction, so two processes opening together take turns. */
-export function migrateSqlite(db: Database.Database, migrations: readonly Migration[]): void {
+export function migrateSqlite(
+  db: Database.Database,
+  migrations: readonly Migration[],
+  /** Another schema in the same file (the search index) keeps its own table. */
+  own: { readonly table: string; readonly label: string } = { table: 'schema_migrations', label: 'SQLite' },
+): void {
   db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    db.exec(`CREATE TABLE IF NOT EXISTS ${own.table} (
       version INTEGER PRIMARY KEY,
       name TEXT NOT NULL,
       applied_at INTEGER NOT NULL
     ) STRICT`);
-    const applied = db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[];
-    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-    for (const m of pendingMigrations('SQLite', migrations, applied)) {
+    const applied = db.prepare(`SELECT version FROM ${own.table}`).pluck().all() as number[];
+    const record = db.prepare(`INSERT INTO ${own.table} (version, name, applied_at) VALUES (?, ?, ?)`);
+    for (const m of pendingMigrations(own.label, migrations, applied)) {
       db.exec(m.sql);
       record.run(m.version, m.name, Date.now());
     }
