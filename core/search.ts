@@ -389,7 +389,10 @@ export interface IndexStats {
 
 /**
  * The local search index: documents in collections, searched with one
- * ranking (the same code on every backend). Writes are atomic per call.
+ * ranking (the same code on every backend). A write is atomic per call on
+ * PostgreSQL; on SQLite a large call commits as consecutive atomic batches
+ * (each about 20 ms of work), so the account store sharing the file is
+ * never held up behind an import.
  */
 export interface SearchIndex {
   upsert(collection: string, documents: readonly IndexDocument[], now: number): Promise<UpsertResult>;

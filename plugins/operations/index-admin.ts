@@ -82,7 +82,7 @@ export function createIndexAdminOperation(options: { readonly index: SearchIndex
         {
           method: 'POST', path: '/admin/v1/index/documents',
           summary: `Add or replace documents (by URL) in a collection, up to ${MAX_DOCUMENTS_PER_CALL} per call.`,
-          description: 'Each document is checked on its own: the bad ones are listed in rejected (index in the request, field, message), the good ones are written in one transaction.',
+          description: 'Each document is checked on its own: the bad ones are listed in rejected (index in the request, field, message), the good ones are written (one transaction on PostgreSQL; on SQLite consecutive short transactions, so requests sharing the file never wait long).',
           tags, auth: 'admin', failures: [400, 401, 413, 503],
           request: schema(IndexDocumentsRequest), response: schema(IndexDocumentsResponse),
           handle: base().then(host.stages.validate(schema(IndexDocumentsRequest))).handle((ctx) =>
