@@ -87,7 +87,7 @@
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
 import { HTML_FILTER } from './common.js';
-import { attrTrim, collapse, isElement, isHidden, isTextNode, structure, type AnyNode, type Element } from './dom.js';
+import { attrTrim, boundedText, collapse, isElement, isHidden, isTextNode, structure, type AnyNode, type Element } from './dom.js';
 import { extractSchemaData } from './schema-data.js';
 import { BLOCK_TAGS, defaultSkip, renderText } from './text.js';
 import { cutAtSpace, decodeCloudflare, emailKey, mailtoAddresses, scanObfuscated, scanPlain, type EmailHow, type ScanBudget } from './contacts/emails.js';
@@ -189,21 +189,7 @@ const parentElement = (n: AnyNode): Element | null => {
 
 /** Text of an element, collapsed, bounded. */
 function shortText(el: Element, max = 200): string {
-  const parts: string[] = [];
-  let len = 0;
-  const stack: AnyNode[] = [el];
-  let nodes = 200;
-  while (stack.length > 0 && len < max && nodes-- > 0) {
-    const n = stack.pop()!;
-    if (isTextNode(n)) {
-      parts.push(n.data);
-      len += n.data.length;
-    } else if (isElement(n)) {
-      if (SKIP_TAGS.has(n.name)) continue;
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-    }
-  }
-  return stripZeroWidth(collapse(parts.join('')));
+  return stripZeroWidth(collapse(boundedText(el, max, 200, SKIP_TAGS)));
 }
 
 /** The page's registrable domain, roughly (acme.co.uk, acme.com). */

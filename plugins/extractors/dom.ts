@@ -89,6 +89,29 @@ export function collapse(s: string): string {
   return UNCOLLAPSED.test(t) ? t.replace(SPACE_RUNS, ' ') : t;
 }
 
+/**
+ * The text under `el` in document order, bounded: at most about `maxChars`
+ * characters from at most `maxNodes` nodes, skipping elements named in
+ * `skip`, pieces joined with `joiner`. Not collapsed (callers do).
+ */
+export function boundedText(el: Element, maxChars: number, maxNodes: number, skip: ReadonlySet<string>, joiner = ''): string {
+  const parts: string[] = [];
+  let len = 0;
+  const stack: AnyNode[] = [el];
+  let nodes = maxNodes;
+  while (stack.length > 0 && len < maxChars && nodes-- > 0) {
+    const n = stack.pop()!;
+    if (isTextNode(n)) {
+      parts.push(n.data);
+      len += n.data.length;
+    } else if (isElement(n)) {
+      if (skip.has(n.name)) continue;
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    }
+  }
+  return parts.join(joiner);
+}
+
 /** The document's <html>, <head> and <body> (the document itself when missing). */
 export function structure(doc: Document): { head: ParentNode | undefined; body: ParentNode } {
   let head: Element | undefined;

@@ -15,7 +15,7 @@
  */
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { SchemaItem } from '../schema-data.js';
-import { collapse, isElement, isTextNode, type AnyNode, type Element } from '../dom.js';
+import { boundedText, collapse, isElement, type AnyNode, type Element } from '../dom.js';
 import { mailtoAddresses, normalizeEmail, scanPlain } from './emails.js';
 import { parsePhoneValue, telNumber, type ParsedPhone } from './phones.js';
 
@@ -254,23 +254,11 @@ export const isCardRoot = (el: Element): boolean => {
   return c !== undefined && /(?:^|\s)(?:vcard|h-card)(?:\s|$)/.test(c);
 };
 
+const NOT_TEXT = new Set(['script', 'style', 'template']);
+
 /** Text of an element, collapsed and bounded. */
 function textOf(el: Element, max = MAX_VALUE): string {
-  const parts: string[] = [];
-  let len = 0;
-  const stack: AnyNode[] = [el];
-  let nodes = 2000;
-  while (stack.length > 0 && len < max && nodes-- > 0) {
-    const n = stack.pop()!;
-    if (isTextNode(n)) {
-      parts.push(n.data);
-      len += n.data.length;
-    } else if (isElement(n)) {
-      if (n.name === 'script' || n.name === 'style' || n.name === 'template') continue;
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-    }
-  }
-  return collapse(parts.join(' '));
+  return collapse(boundedText(el, max, 2000, NOT_TEXT, ' '));
 }
 
 /** An hCard property's value: the value-class pattern, abbr/data/href values, else the text. */
