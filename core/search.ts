@@ -337,6 +337,13 @@ export interface ProviderResponse {
 export interface SearchProviderPlugin<N extends string = string> extends PluginBase<N, 'search-provider'> {
   /** What `SCOUR_SEARCH_PROVIDERS` and a result's `source` call it: lower-case letters, digits, hyphens. */
   readonly id: string;
+  /**
+   * Filters and operators it applies itself on every request, declared up
+   * front. A request using a filter not declared here asks this provider for
+   * more results (twice max_results, at most 100), so that enough survive the
+   * operation's own filtering. Default: none.
+   */
+  readonly applies?: ReadonlySet<FilterName>;
   /** Results for one request. Throw (or reject) to fail: the search goes on with the other providers and reports a warning. */
   search(request: ProviderRequest): Promise<ProviderResponse>;
 }

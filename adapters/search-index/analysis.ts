@@ -157,7 +157,6 @@ const WORD_ONLY = /^[\p{L}\p{N}\p{M}]+$/u;
 const CJK_CHAR = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc\u3005]/u;
 const CJK_RUNS = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc\u3005]+)|([^\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc\u3005]+)/gu;
 const SEGMENTED = /[\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]/u;
-const SPECIAL = /[^\x00-\x7f]/;
 let segmenter: Intl.Segmenter | undefined;
 
 /**

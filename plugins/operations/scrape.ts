@@ -393,7 +393,8 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       if (r.statusCode < 200 || r.statusCode > 299 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType)) return Effect.succeed({ indexed: false });
       return Effect.promise(async () => {
         try {
-          const meta = (await builtin('meta_data')?.extract(ctx.page, {})) as { title?: string | null; language?: string | null } | undefined;
+          // What the request's own extractors already produced is reused, not computed again.
+          const meta = (ctx.builtins.meta_data ?? (await builtin('meta_data')?.extract(ctx.page, {}))) as { title?: string | null; language?: string | null } | undefined;
           const main = (ctx.builtins.main_content as string | undefined) ?? ((await builtin('main_content')?.extract(ctx.page, {})) as string | undefined) ?? '';
           const whole = (ctx.builtins.text_content as string | undefined) ?? '';
           const text = main.length >= 200 ? main : whole;

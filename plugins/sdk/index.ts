@@ -26,6 +26,9 @@ export function invalid(field: string, message: string): never {
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
+/** Whether `text` holds an unpaired UTF-16 surrogate (it then has no UTF-8 encoding). */
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
 /**
  * Refuse text that has no UTF-8 encoding (an unpaired UTF-16 surrogate):
  * 400 on `field`, naming the code unit and its position.

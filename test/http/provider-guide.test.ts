@@ -79,7 +79,8 @@ describe("the README's search provider example", () => {
   it('is loaded, asked with the query, and fused with the local index under its own id', async () => {
     const r = await call(`${s.url}/v1/search`, 'POST', { auth: `Bearer ${key}`, body: { query: 'okapi', max_results: 5, language: 'en' } });
     expect(r.status, r.text).toBe(200);
-    expect(seen.at(-1)).toEqual({ q: 'okapi', num: expect.any(String), hl: 'en', auth: 'Bearer acme-test-key' });
+    // It declares no filters it applies and the request has some (language, safe_search): it is asked for twice max_results.
+    expect(seen.at(-1)).toEqual({ q: 'okapi', num: '10', hl: 'en', auth: 'Bearer acme-test-key' });
     const results = r.body.search_results as { link: string; source: string[]; published_date: string | null }[];
     // The same page from both providers is one result naming both.
     expect(results[0]).toMatchObject({ link: 'https://docs.example.com/okapi/', source: ['local', 'acme'] });

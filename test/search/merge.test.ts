@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseQuery, type FilterName, type ProviderResult, type SearchFilters } from '../../core/search.js';
-import { fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../plugins/operations/search/merge.js';
+import { activeFilters, fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../plugins/operations/search/merge.js';
 
 const r = (url: string, over: Partial<ProviderResult> = {}): ProviderResult => ({ url, title: url, snippet: '', publishedAt: null, ...over });
 const NONE: SearchFilters = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
@@ -117,6 +117,15 @@ describe('postFilter (what the provider did not apply)', () => {
   it('filters the provider applied are left alone', () => {
     const all = new Set<FilterName>(['site', 'excluded', 'time_range', 'result_type', 'language', 'country', 'safe_search']);
     expect(postFilter(results, all, q('rust site:nothing.com -rust'), { ...NONE, safeSearch: 'strict', language: 'fr', publishedAfter: now })).toHaveLength(3);
+  });
+});
+
+describe('activeFilters (what decides whether a provider is asked for more)', () => {
+  it('names every filter and operator a request uses, and nothing else', () => {
+    expect(activeFilters(q('rust'), NONE)).toEqual([]);
+    expect(activeFilters(q('rust site:a.com -spam'), { ...NONE, safeSearch: 'moderate', language: 'en', country: 'US', publishedAfter: 1, resultType: 'news' }))
+      .toEqual(['site', 'excluded', 'time_range', 'result_type', 'language', 'country', 'safe_search']);
+    expect(activeFilters(q('rust -site:a.com'), NONE)).toEqual(['site']);
   });
 });
 

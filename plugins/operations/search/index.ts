@@ -24,7 +24,7 @@ import type { Authenticated, Validated } from '../../../core/stages.js';
 import { countryProblem } from '../../proxies/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from './languages.js';
-import { fuse, markTerms, postFilter } from './merge.js';
+import { activeFilters, fuse, markTerms, postFilter } from './merge.js';
 import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION } from './enrich.js';
 import type { ScrapeOptions } from '../scrape.js';
 
@@ -204,12 +204,12 @@ export function createSearchOperation(options: SearchOptions) {
             const filters = searchFilters(i, ctx.receivedAt);
             const maxResults = i.max_results ?? 10;
             const query = ctx.parsed;
-            // A provider may leave filters to us (it says which in `applied`): when the request has any, ask for more so that enough survive them.
-            const constrained = query.sites.length > 0 || query.excludedSites.length > 0 || query.excluded.length > 0 || filters.publishedAfter !== undefined
-              || filters.resultType === 'news' || filters.language !== undefined || filters.country !== undefined || filters.safeSearch === 'strict';
-            const limit = constrained ? Math.min(100, maxResults * 2) : maxResults;
+            // A provider that leaves some of the request's filters to us is asked for more, so that enough survive them.
+            const active = activeFilters(query, filters);
+            const wider = Math.min(100, maxResults * 2);
             Promise.all(providers.map((p) => ask(p, (signal) => p.search({
-              query, filters, accountId: ctx.account.id, signal, now: ctx.receivedAt, limit,
+              query, filters, accountId: ctx.account.id, signal, now: ctx.receivedAt,
+              limit: active.every((f) => p.applies?.has(f) === true) ? maxResults : wider,
             }), options.providerTimeoutMs, controller.signal))).then((outcomes) => {
               const warnings: Warning[] = [];
               const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
@@ -245,7 +245,7 @@ export function createSearchOperation(options: SearchOptions) {
                   date,
                   domain: domainOf(r.url),
                   published_date: published,
-                  source: [...f.sources],
+                  source: f.sources,
                   score: Math.round(f.score * 1e6) / 1e6,
                   type: r.type ?? null,
                   language: r.language ?? null,
@@ -272,7 +272,7 @@ export function createSearchOperation(options: SearchOptions) {
         auth: 'bearer' as const,
         request: schema(SearchRequest),
         response: schema(SearchResponse),
-        failures: [400, 402, 403, 429, 502],
+        failures: [400, 402, 403, 429, 502, 503],
         handle: Pipeline.from<RequestContext>()
           .then(host.stages.auth)
           .then(host.stages.quota('search'))

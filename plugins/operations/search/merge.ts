@@ -50,6 +50,19 @@ function contains(hay: readonly string[], item: QueryItem): boolean {
   return false;
 }
 
+/** The filters and operators a request uses (what postFilter would apply for a provider that applied none). */
+export function activeFilters(query: ParsedQuery, filters: SearchFilters): FilterName[] {
+  const active: FilterName[] = [];
+  if (query.sites.length > 0 || query.excludedSites.length > 0) active.push('site');
+  if (query.excluded.length > 0) active.push('excluded');
+  if (filters.publishedAfter !== undefined) active.push('time_range');
+  if (filters.resultType === 'news') active.push('result_type');
+  if (filters.language !== undefined) active.push('language');
+  if (filters.country !== undefined) active.push('country');
+  if (filters.safeSearch !== 'off') active.push('safe_search');
+  return active;
+}
+
 /**
  * Drop the results that a filter the provider did not apply rules out, from
  * what a result says about itself. Documented in the README:

@@ -7,6 +7,7 @@
 import { DOCUMENT_TYPES, SHARED_COLLECTION, type DocumentType, type IndexDocument } from '../../../core/search.js';
 import { ISO_LANGUAGE_CODES } from '../../operations/search/languages.js';
 import { isCountryCode } from '../../proxies/countries.js';
+import { hasLoneSurrogate } from '../../sdk/index.js';
 
 export const DOCUMENT_LIMITS = {
   url: 8192,
@@ -24,7 +25,6 @@ export interface DocumentIssue {
   readonly message: string;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -67,7 +67,7 @@ export function toIndexDocument(raw: unknown): { ok: true; document: IndexDocume
       issues.push({ field, message: `must be at most ${max} characters` });
       return null;
     }
-    if (LONE_SURROGATE.test(v)) {
+    if (hasLoneSurrogate(v)) {
       issues.push({ field, message: 'contains a lone surrogate, which has no UTF-8 encoding' });
       return null;
     }

@@ -16,6 +16,7 @@ export function createLocalProvider(options: { readonly index: SearchIndex }): S
   return defineSearchProvider({
     name: 'search-provider-local',
     id: 'local',
+    applies: APPLIES_ALL,
     description: "Scour's own index: the shared collection and the caller's own, ranked by BM25F.",
     async search(request: ProviderRequest): Promise<ProviderResponse> {
       const { hits, total } = await options.index.search({
