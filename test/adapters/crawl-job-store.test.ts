@@ -24,59 +24,14 @@ import { POSTGRES_MIGRATIONS } from '../../adapters/store/postgres/migrations.js
 import { migrateSqlite, openSqliteStore } from '../../adapters/store/sqlite/index.js';
 import { sqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
 import { SQLITE_MIGRATIONS } from '../../adapters/store/sqlite/migrations.js';
-import { freshDatabase, type FreshDatabase } from '../support/services.js';
+import { freshDatabase } from '../support/services.js';
+import { postgresHarness, sqliteHarness, type Opened } from '../support/job-stores.js';
 
 const T0 = Date.UTC(2026, 10, 1);
 const MONTH = 30 * 86_400_000;
 const LEASE = 10_000;
 const run = <A, E>(e: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(e);
 
-interface Opened {
-  readonly accounts: AccountStore;
-  readonly jobs: JobStore;
-  close(): Promise<void>;
-}
-
-interface Harness {
-  readonly name: string;
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
-  open(): Promise<Opened>;
-}
-
-function sqliteHarness(): Harness {
-  let dir = '';
-  return {
-    name: 'sqlite',
-    async setup() {
-      dir = mkdtempSync(join(tmpdir(), 'scour-crawl-jobs-'));
-    },
-    async teardown() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-    async open() {
-      const accounts = openSqliteStore({ path: join(dir, 'scour.db') });
-      return { accounts, jobs: sqliteJobStore(accounts), close: async () => accounts.close() };
-    },
-  };
-}
-
-function postgresHarness(): Harness {
-  let db: FreshDatabase | undefined;
-  return {
-    name: 'postgres',
-    async setup() {
-      db = await freshDatabase();
-    },
-    async teardown() {
-      await db?.drop();
-    },
-    async open() {
-      const accounts = await openPostgresStore({ url: db!.url, max: 8 });
-      return { accounts, jobs: postgresJobStore(accounts), close: () => accounts.close() };
-    },
-  };
-}
 
 const pending = (url: string, depth = 1): FrontierEntry => ({ url, depth });
 const skipped = (url: string, skip: string, depth = 1): FrontierEntry => ({ url, depth, skip });

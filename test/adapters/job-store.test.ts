@@ -16,66 +16,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../core/accounts.js';
 import type { FinishItem, JobStore } from '../../core/jobs.js';
 import type { AccountStore } from '../../core/ports.js';
-import { migratePostgres, openPostgresStore, type PostgresAccountStore } from '../../adapters/store/postgres/index.js';
+import { migratePostgres, openPostgresStore } from '../../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../../adapters/store/postgres/jobs.js';
 import { POSTGRES_MIGRATIONS } from '../../adapters/store/postgres/migrations.js';
-import { migrateSqlite, openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
+import { migrateSqlite, openSqliteStore } from '../../adapters/store/sqlite/index.js';
 import { sqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
 import { SQLITE_MIGRATIONS } from '../../adapters/store/sqlite/migrations.js';
+import { postgresHarness, sqliteHarness, type Opened } from '../support/job-stores.js';
 
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
-interface Opened {
-  readonly accounts: AccountStore;
-  readonly jobs: JobStore;
-  close(): Promise<void>;
-}
-
-interface Harness {
-  readonly name: string;
-  setup(): Promise<void>;
-  teardown(): Promise<void>;
-  open(): Promise<Opened>;
-}
-
-function sqliteHarness(): Harness {
-  let dir = '';
-  return {
-    name: 'sqlite',
-    async setup() {
-      dir = mkdtempSync(join(tmpdir(), 'scour-jobs-'));
-    },
-    async teardown() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-    async open() {
-      const accounts: SqliteAccountStore = openSqliteStore({ path: join(dir, 'scour.db') });
-      return { accounts, jobs: sqliteJobStore(accounts), close: async () => accounts.close() };
-    },
-  };
-}
-
-function postgresHarness(): Harness {
-  const database = `scour_test_${randomBytes(6).toString('hex')}`;
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  return {
-    name: 'postgres',
-    setup: () => admin(`CREATE DATABASE ${database}`),
-    teardown: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
-    async open() {
-      const accounts: PostgresAccountStore = await openPostgresStore({ url: `postgres://postgres@127.0.0.1:5432/${database}`, max: 8 });
-      return { accounts, jobs: postgresJobStore(accounts), close: () => accounts.close() };
-    },
-  };
-}
 
 const run = <A, E>(e: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(e);
 
