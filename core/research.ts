@@ -154,6 +154,12 @@ export interface Evidence {
   readonly end: number;
 }
 
+/** How text becomes ranking terms: the local index's own analysis (stemming, stop words), handed in by the composition root. */
+export interface TextAnalyzer {
+  /** Terms of a text in order (lower case, stemmed, no stop words), under the analyser of `language` (ISO 639-1) or the default one. */
+  terms(text: string, language: string | null): string[];
+}
+
 /** The read corpus every analyser works from. */
 export interface Corpus {
   readonly question: string;
@@ -272,3 +278,28 @@ export function isVerbatim(e: Evidence, sources: ReadonlyMap<string, ResearchSou
 }
 
 export const evidenceOf = (s: Sentence): Evidence => ({ source_id: s.sourceId, text: s.text, start: s.start, end: s.end });
+
+/**
+ * An optional model that rewrites the prose of a finished report (the
+ * executive summary, insight statements, recommendations) from the collected
+ * evidence only. The operation keeps the deterministic text for any part
+ * the rewriter leaves out; a rewriter checks its own output (every `[n]`
+ * names a used source, every number appears in the cited evidence) and
+ * returns only what passed.
+ */
+export interface ReportRewriter {
+  /** For the methodology: e.g. `openai-compatible:gpt-4o-mini`. */
+  readonly id: string;
+  rewrite(report: ResearchReport, corpus: Corpus, signal: AbortSignal): Promise<RewriteResult>;
+}
+
+export interface RewriteResult {
+  /** A new executive summary, when it passed the checks. */
+  readonly executiveSummary?: string;
+  /** New statements by insight id (the evidence stays as it was). */
+  readonly insightStatements?: Readonly<Record<string, string>>;
+  /** New recommendation texts by recommendation id. */
+  readonly recommendations?: Readonly<Record<string, string>>;
+  /** Why parts were rejected or the model failed (each becomes a response warning). */
+  readonly warnings: readonly string[];
+}

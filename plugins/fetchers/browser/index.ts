@@ -82,6 +82,12 @@ export interface BrowserFetcherStats {
 
 export type BrowserFetcher = FetcherPlugin<'fetcher-browser'> & {
   stop(): Promise<void>;
+  /**
+   * Print an HTML document to PDF (A4, backgrounds) in this pool's Chromium:
+   * a fresh context with JavaScript off whose every request goes to the
+   * deny-all proxy, so the document can load nothing from anywhere.
+   */
+  printPdf(html: string, signal: AbortSignal): Promise<Uint8Array>;
   stats(): BrowserFetcherStats;
 };
 
@@ -582,9 +588,29 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     stop,
     fetch,
   });
+  const printPdf = async (html: string, signal: AbortSignal): Promise<Uint8Array> => {
+    const release = await slots.acquire(signal);
+    const deny = await startEgressProxy({ policy: 'deny' });
+    let handle: { page: Promise<Page>; close: () => Promise<void> } | undefined;
+    try {
+      const { pool } = await step(ensurePool(), signal);
+      handle = openPage(pool, { proxy: { server: deny.url }, javaScriptEnabled: false, serviceWorkers: 'block', acceptDownloads: false }, signal);
+      const page = await handle.page;
+      page.setDefaultTimeout(30_000);
+      await step(page.setContent(html, { waitUntil: 'load' }), signal);
+      const pdf = await step(page.pdf({ format: 'A4', printBackground: true, margin: { top: '18mm', bottom: '18mm', left: '16mm', right: '16mm' } }), signal);
+      return new Uint8Array(pdf);
+    } finally {
+      await handle?.close();
+      await deny.close().catch(() => undefined);
+      release();
+    }
+  };
+
   return {
     ...plugin,
     stop,
+    printPdf,
     stats: () => ({
       browsers: currentPool ? countBrowsers(currentPool) : 0,
       openPages,

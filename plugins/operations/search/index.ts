@@ -98,7 +98,7 @@ export interface SearchOptions {
   readonly scrape: ScrapeOptions;
 }
 
-interface Warning { readonly provider: string; readonly code: string; readonly message: string }
+export interface Warning { readonly provider: string; readonly code: string; readonly message: string }
 
 /** The checks JSON Schema cannot make, all reported at once; the parsed query when they pass. */
 function check(i: SearchInput): { issues: FieldIssue[]; query: ParsedQuery | undefined } {
@@ -128,12 +128,12 @@ export function searchFilters(i: SearchInput, now: number): SearchFilters {
   };
 }
 
-type Outcome =
+export type Outcome =
   | { readonly provider: string; readonly ok: true; readonly response: ProviderResponse }
   | { readonly provider: string; readonly ok: false; readonly warning: Warning };
 
-/** Ask one provider, bounded by its time; never fails (a failure is a warning). */
-function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
+/** Ask one provider, bounded by its time; never fails (a failure is a warning). Research gathers with it too. */
+export function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer.reason);
   outer.addEventListener('abort', onOuter, { once: true });

@@ -1,0 +1,363 @@
+/**
+ * POST /v1/research (spec 2.6, 2.7, 8.2; issue 13): multi-source research
+ * that cites only what it read. Typed stages on the core pipeline:
+ *
+ *   auth -> quota -> validate -> precheck -> reserve
+ *     -> plan -> gather -> read -> analyse -> report -> export -> bill
+ *
+ * plan (plan.ts) turns the request into sub-queries and limits; gather
+ * (gather.ts) runs them through the search providers and reads each source
+ * from the local index or through the scrape stages; read (read.ts) splits
+ * and ranks sentences and passages; analyse runs every analyser plugin that
+ * applies (plugins/analysers), in order; report (report.ts) assembles the
+ * response and checks that every quote is verbatim in a source read in this
+ * request; export renders the report with the exporter plugin of
+ * export_format and stores it behind an unguessable, expiring URL. Charged
+ * by analysis_depth (5 / 10 / 15) only on success; a request that reads no
+ * source at all costs nothing. With callback_url the same stages run as a
+ * durable job (./job.ts) and the request answers 202.
+ */
+import { randomBytes } from 'node:crypto';
+import { Effect } from 'effect';
+import type { RequestContext } from '../../../core/context.js';
+import { checkTargetUrl, type EgressPolicy } from '../../../core/egress.js';
+import { type ApiFailure, BadRequest, NotFound, SearchUnavailable, TargetNotAllowed } from '../../../core/errors.js';
+import { Pipeline } from '../../../core/pipeline.js';
+import type { PluginHost } from '../../../core/plugin.js';
+import type { BlobStore } from '../../../core/ports.js';
+import type {
+  AnalyserOutput, AnalyserPlugin, AnalysisSoFar, Corpus, ExporterPlugin, ResearchInput, ResearchPlan, ResearchReport, ResearchSource, TextAnalyzer,
+} from '../../../core/research.js';
+import type { SearchIndex, SearchProviderPlugin } from '../../../core/search.js';
+import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
+import { researchPrice } from '../../../config/prices.js';
+import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
+import { scrapeStages, type ScrapeOptions } from '../scrape.js';
+import { gather, type GatherResult, type ScrapedPage } from './gather.js';
+import { planResearch, type DepthSettings } from './plan.js';
+import { readSources } from './read.js';
+import { assembleReport, type StageTiming } from './report.js';
+import { checkResearch, ResearchRequest, ResearchResponse } from './request.js';
+
+export const RESEARCH_OPERATION = 'research';
+
+export interface ResearchOptions {
+  /** Provider ids in priority order (SCOUR_SEARCH_PROVIDERS). */
+  readonly providers: readonly string[];
+  readonly providerTimeoutMs: number;
+  /** What sources are scraped with (the scrape operation's options). */
+  readonly scrape: ScrapeOptions;
+  readonly index: SearchIndex | undefined;
+  /** The local index's word analysis. */
+  readonly analyzer: TextAnalyzer;
+  readonly egress: EgressPolicy;
+  readonly blobs: BlobStore;
+  /** How long an export_url works. */
+  readonly exportTtlMs: number;
+  readonly publicUrl: string | undefined;
+  /** HTML to PDF; default: the browser fetcher's Chromium (pdf exports are refused when there is neither). */
+  readonly htmlToPdf?: (html: string, signal: AbortSignal) => Promise<Uint8Array>;
+  readonly version: string;
+}
+
+type Input = ResearchInput;
+
+export interface Progress {
+  stage: string;
+  found: number;
+  read: number;
+  sources: number;
+}
+
+/** What the research stages need of a request (a live HTTP request, or a job being run). */
+export interface ResearchCtx {
+  readonly input: Input;
+  readonly receivedAt: number;
+  readonly account: { readonly id: string; readonly plan: string };
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly progress?: (p: Progress) => void;
+}
+
+interface Timed { readonly timings: StageTiming[]; readonly startedAt: number }
+
+/** The research stages, shared by the route and the job runner. */
+export function researchStages(host: PluginHost, options: ResearchOptions) {
+  const allProviders = host.registry.byKind('search-provider') as unknown as SearchProviderPlugin[];
+  const byId = new Map(allProviders.map((p) => [p.id, p]));
+  const providers = options.providers.map((id) => byId.get(id)).filter((p): p is SearchProviderPlugin => p !== undefined);
+  const analysers = (host.registry.byKind('analyser') as unknown as AnalyserPlugin[]).slice().sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
+  const exporters = new Map((host.registry.byKind('exporter') as unknown as ExporterPlugin[]).map((x) => [x.format, x]));
+  const scrape = scrapeStages(host, options.scrape);
+  // PDF exports print in the browser fetcher's own Chromium (or an injected printer).
+  const browser = (host.registry.byKind('fetcher') as unknown as { mode?: string; printPdf?: (html: string, signal: AbortSignal) => Promise<Uint8Array> }[])
+    .find((f) => f.mode === 'browser' && typeof f.printPdf === 'function');
+  const htmlToPdf = options.htmlToPdf ?? (browser === undefined ? undefined : (html: string, signal: AbortSignal) => browser.printPdf!(html, signal));
+
+  const scrapePage = (ctx: ResearchCtx) => (url: string, timeoutMs: number, signal: AbortSignal): Promise<ScrapedPage> => {
+    const input = { url, main_content: true, extract_meta: true, extract_schema: true, timeout: Math.max(1, Math.floor(timeoutMs / 1000)) };
+    const c = { ...ctx, requestId: 'research', params: {}, input } as never;
+    const work = Effect.flatMap(scrape.fetchStage.run(c), (fetched) => {
+      const c2 = { ...(c as object), ...fetched } as never;
+      return Effect.flatMap(scrape.judge.run(c2), () => Effect.map(scrape.extractStage.run(c2), (ex) => {
+        const b = ex.builtins;
+        const meta = b.meta_data as Record<string, unknown> | undefined;
+        const main = (b.main_content as string | undefined) ?? '';
+        const whole = (b.text_content as string | undefined) ?? '';
+        return {
+          finalUrl: fetched.result.finalUrl,
+          statusCode: fetched.result.statusCode,
+          contentType: fetched.result.contentType,
+          text: main.trim().length >= 200 || main.length >= whole.length * 0.5 ? main : whole,
+          title: typeof meta?.title === 'string' ? meta.title : '',
+          metaData: meta,
+          schemaData: b.schema_data as unknown[] | undefined,
+        } satisfies ScrapedPage;
+      }));
+    });
+    return Effect.runPromise(Effect.mapError(work, (e: ApiFailure) => e) as Effect.Effect<ScrapedPage, ApiFailure>, { signal });
+  };
+
+  const timed = <A>(ctx: Timed, stage: string, f: () => Promise<A>): Promise<A> => {
+    const t0 = performance.now();
+    return f().finally(() => ctx.timings.push({ stage, ms: performance.now() - t0 }));
+  };
+
+  const planStage = {
+    name: 'plan',
+    run: (ctx: ResearchCtx): Effect.Effect<{ plan: ResearchPlan & { settings: DepthSettings }; timings: StageTiming[]; startedAt: number }> => Effect.sync(() => {
+      const t0 = performance.now();
+      const plan = planResearch(ctx.input, ctx.receivedAt);
+      ctx.progress?.({ stage: 'plan', found: 0, read: 0, sources: 0 });
+      return { plan, timings: [{ stage: 'plan', ms: performance.now() - t0 }], startedAt: t0 };
+    }),
+  };
+
+  const gatherStage = {
+    name: 'gather',
+    run: (ctx: ResearchCtx & Timed & { plan: ResearchPlan }): Effect.Effect<{ gathered: GatherResult }, ApiFailure> =>
+      Effect.flatMap(
+        Effect.promise((signal) => timed(ctx, 'gather', () => {
+          ctx.progress?.({ stage: 'gather', found: 0, read: 0, sources: 0 });
+          const planConcurrency = host.limits(ctx.account.plan as never, 'scrape').concurrency;
+          return gather({
+            plan: ctx.plan, accountId: ctx.account.id, now: ctx.receivedAt, deadline: ctx.startedAt + ctx.plan.deadlineMs, signal,
+            progress: (p) => ctx.progress?.({ stage: 'gather', found: p.found, read: p.read, sources: p.accepted }),
+          }, {
+            providers, providerTimeoutMs: options.providerTimeoutMs, index: options.index, scrape: scrapePage(ctx),
+            refused: (url) => { const c = checkTargetUrl(url, options.egress); return c.ok ? undefined : c.reason; },
+            concurrency: Math.max(1, Math.min(8, planConcurrency > 0 ? planConcurrency : 8)),
+          });
+        })),
+        (gathered) => {
+          // Nothing to read because no provider answered: the same failure as a search, nothing charged.
+          if (gathered.sources.length === 0 && gathered.providers.length > 0 && gathered.providers.every((p) => p.results === 0 && p.failures > 0)) {
+            return Effect.fail(new SearchUnavailable({
+              message: `No search provider answered (${gathered.providers.map((p) => p.id).join(', ')}); nothing was charged`,
+              warnings: gathered.warnings.map((w) => ({ provider: 'research', ...w })), retryAfter: 5,
+            }));
+          }
+          return Effect.succeed({ gathered });
+        },
+      ),
+  };
+
+  const readStage = {
+    name: 'read',
+    run: (ctx: ResearchCtx & Timed & { plan: ResearchPlan; gathered: GatherResult }): Effect.Effect<{ corpus: Corpus }> => Effect.sync(() => {
+      ctx.progress?.({ stage: 'read', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.gathered.sources.length });
+      const t0 = performance.now();
+      const corpus = readSources({ input: ctx.input, plan: ctx.plan, sources: ctx.gathered.sources, analyzer: options.analyzer, now: ctx.receivedAt });
+      ctx.timings.push({ stage: 'read', ms: performance.now() - t0 });
+      return { corpus };
+    }),
+  };
+
+  const analyseStage = {
+    name: 'analyse',
+    run: (ctx: ResearchCtx & Timed & { corpus: Corpus; gathered: GatherResult }) => Effect.promise(() => timed(ctx, 'analyse', async () => {
+      ctx.progress?.({ stage: 'analyse', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.gathered.sources.length });
+      const so: Record<string, AnalyserOutput> = {};
+      const ran: { id: string; method: string; fields: Readonly<Record<string, unknown>>; notes: readonly string[] }[] = [];
+      const warnings: { code: string; message: string }[] = [];
+      for (const a of analysers) {
+        if (!a.applies(ctx.input)) continue;
+        const t0 = performance.now();
+        try {
+          const out = await a.analyse(ctx.corpus, so as AnalysisSoFar);
+          so[a.id] = out;
+          ran.push({ id: a.id, method: a.method, fields: out.fields, notes: out.notes ?? [] });
+          for (const w of out.warnings ?? []) warnings.push({ code: 'ANALYSER_WARNING', message: `${a.id}: ${w}` });
+        } catch (e) {
+          warnings.push({ code: 'ANALYSER_FAILED', message: `${a.id} failed: ${e instanceof Error ? e.message : String(e)}` });
+        }
+        ctx.timings.push({ stage: `analyse:${a.id}`, ms: performance.now() - t0 });
+      }
+      return { analyses: ran, analyseWarnings: warnings };
+    })),
+  };
+
+  const reportStage = {
+    name: 'report',
+    run: (ctx: ResearchCtx & Timed & { corpus: Corpus; gathered: GatherResult; analyses: ReportAnalyses; analyseWarnings: Warn[] }): Effect.Effect<{ report: Record<string, unknown>; warnings: Warn[] }> =>
+      Effect.sync(() => {
+        ctx.progress?.({ stage: 'report', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.gathered.sources.length });
+        const t0 = performance.now();
+        const warnings: Warn[] = [...ctx.gathered.warnings, ...ctx.analyseWarnings];
+        if (ctx.corpus.sources.length === 0) warnings.push({ code: 'NO_SOURCES', message: 'no source could be read for this question with these filters; nothing was charged' });
+        const { body } = assembleReport({
+          corpus: ctx.corpus, analyses: ctx.analyses, gather: ctx.gathered, timings: ctx.timings, warnings,
+          version: options.version, generatedAt: ctx.receivedAt,
+        });
+        ctx.timings.push({ stage: 'report', ms: performance.now() - t0 });
+        return { report: body, warnings };
+      }),
+  };
+
+  const base = (headers: Readonly<Record<string, string | undefined>>) =>
+    options.publicUrl ?? (headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '');
+
+  const exportStage = {
+    name: 'export',
+    run: (ctx: ResearchCtx & Timed & { report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ exported: { url: string; expiresAt: string } | undefined }> => {
+      const format = ctx.input.export_format;
+      if (format === undefined) return Effect.succeed({ exported: undefined });
+      const exporter = exporters.get(format);
+      return Effect.promise((signal) => timed(ctx, 'export', async () => {
+        ctx.progress?.({ stage: 'export', found: 0, read: 0, sources: 0 });
+        if (exporter === undefined) {
+          ctx.warnings.push({ code: 'EXPORT_FAILED', message: `no exporter for ${format} is installed` });
+          return { exported: undefined };
+        }
+        try {
+          const data = await exporter.render({ ...ctx.report, generated_at: new Date(ctx.receivedAt).toISOString() } as unknown as ResearchReport, {
+            ...(htmlToPdf !== undefined ? { htmlToPdf } : {}), signal,
+          });
+          const token = randomBytes(24).toString('base64url');
+          const expiresAt = ctx.receivedAt + options.exportTtlMs;
+          await options.blobs.put(`export_${token}`, data, { contentType: exporter.contentType, expiresAt });
+          return { exported: { url: `${base(ctx.headers)}/v1/research/exports/${token}.${exporter.extension}`, expiresAt: new Date(expiresAt).toISOString() } };
+        } catch (e) {
+          ctx.warnings.push({ code: 'EXPORT_FAILED', message: `the ${format} export failed: ${e instanceof Error ? e.message : String(e)}` });
+          return { exported: undefined };
+        }
+      }));
+    },
+  };
+
+  /** The body of a finished research (without the credit fields). */
+  const finish = (ctx: { report: Record<string, unknown>; warnings: Warn[]; exported: { url: string; expiresAt: string } | undefined; receivedAt: number }) => {
+    const out: Record<string, unknown> = { ...ctx.report };
+    if (ctx.exported !== undefined) {
+      out.export_url = ctx.exported.url;
+      out.export_expires_at = ctx.exported.expiresAt;
+    }
+    if (ctx.warnings.length > 0) out.warnings = ctx.warnings;
+    out.generated_at = new Date(ctx.receivedAt).toISOString();
+    out.processing_time = Math.round(Date.now() - ctx.receivedAt) / 1000;
+    return out;
+  };
+
+  return { planStage, gatherStage, readStage, analyseStage, reportStage, exportStage, finish, exporters, base, htmlToPdf };
+}
+
+type Warn = { code: string; message: string };
+type ReportAnalyses = { id: string; method: string; fields: Readonly<Record<string, unknown>>; notes: readonly string[] }[];
+
+export function createResearchOperation(options: ResearchOptions) {
+  return defineOperation({
+    name: 'operation-research',
+    description: 'POST /v1/research: sub-queries through the search providers, sources read from the index or scraped, insights with verbatim evidence, citations, exports.',
+    dependsOn: ['operation-scrape'],
+    errors: ['SearchUnavailable', 'TargetNotAllowed'].map(errorSpec),
+    routes(host: PluginHost) {
+      const missing = options.providers.filter((id) => !(host.registry.byKind('search-provider') as unknown as SearchProviderPlugin[]).some((p) => p.id === id));
+      if (missing.length > 0) throw new Error(`SCOUR_SEARCH_PROVIDERS names ${missing.join(', ')}, but no search-provider plugin has that id`);
+      const s = researchStages(host, options);
+
+      const precheck = {
+        name: 'precheck',
+        run: (ctx: RequestContext & Validated<Input>): Effect.Effect<{ checked: true }, ApiFailure> => {
+          const i = ctx.input;
+          const issues = checkResearch(i, ctx.receivedAt);
+          if (i.export_format !== undefined && !s.exporters.has(i.export_format)) issues.push({ field: 'export_format', message: `no exporter for ${i.export_format} is installed on this server` });
+          if (i.export_format === 'pdf' && s.htmlToPdf === undefined) issues.push({ field: 'export_format', message: 'pdf needs the browser, which this server does not have (choose html, or install Chromium)' });
+          const cb = i.callback_url === undefined ? undefined : checkTargetUrl(i.callback_url, options.egress);
+          if (cb !== undefined && !cb.ok && cb.kind === 'syntax') issues.push({ field: 'callback_url', message: cb.reason });
+          if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid research request', validationErrors: issues }));
+          if (cb !== undefined && !cb.ok) return Effect.fail(new TargetNotAllowed({ message: `The callback URL is not allowed: ${cb.reason}`, field: 'callback_url', reason: cb.reason }));
+          return Effect.succeed({ checked: true as const });
+        },
+      };
+
+      // A research that read nothing is answered but not charged.
+      const settle = {
+        name: 'settle',
+        run: (ctx: Reserved & { corpus: Corpus }) => Effect.sync(() => {
+          if (ctx.corpus.sources.length === 0) ctx.hold.actual = 0;
+          return { settled: true as const };
+        }),
+      };
+
+      const handle = Pipeline.from<RequestContext>()
+        .then(host.stages.auth)
+        .then(host.stages.quota(RESEARCH_OPERATION))
+        .then(host.stages.validate(schema(ResearchRequest)))
+        .then(precheck)
+        .then(host.stages.reserve(RESEARCH_OPERATION, (i: Input) => researchPrice(i)))
+        .then(s.planStage)
+        .then(s.gatherStage)
+        .then(s.readStage)
+        .then(s.analyseStage)
+        .then(s.reportStage)
+        .then(s.exportStage)
+        .then(settle)
+        .then(host.stages.bill)
+        .handle((ctx) => {
+          const out = s.finish(ctx);
+          out.credits_used = ctx.charge.creditsUsed;
+          out.remaining_credits = ctx.charge.remainingCredits;
+          return Effect.succeed(out);
+        });
+
+      const exportRoute = {
+        method: 'GET' as const,
+        path: '/v1/research/exports/{file}',
+        summary: 'A research export: the unguessable URL is the credential; it expires (SCOUR_EXPORT_TTL).',
+        tags: ['research'],
+        auth: 'none' as const,
+        produces: { contentType: 'application/octet-stream' },
+        failures: [404],
+        handle: (ctx: RequestContext) => {
+          const m = /^([A-Za-z0-9_-]{32})\.([a-z]{2,8})$/.exec(ctx.params.file ?? '');
+          const notFound = new NotFound({ message: 'No such export, or it has expired' });
+          if (m === null) return Effect.fail(notFound);
+          return Effect.flatMap(Effect.promise(() => options.blobs.get(`export_${m[1]!}`, Date.now())), (blob) => {
+            if (blob === undefined) return Effect.fail(notFound);
+            ctx.reply.set('content-type', blob.contentType);
+            ctx.reply.set('cache-control', 'private, max-age=3600');
+            ctx.reply.set('content-disposition', `attachment; filename="research.${m[2]!}"`);
+            return Effect.succeed(blob.data);
+          });
+        },
+      };
+
+      return [
+        {
+          method: 'POST' as const,
+          path: '/v1/research',
+          summary: 'Research a question across sources: insights with verbatim evidence and confidence, entities, sentiment, trends, summary, recommendations, citations, exports. 5 / 10 / 15 credits by depth.',
+          tags: ['research'],
+          auth: 'bearer' as const,
+          headers: ['host'],
+          request: schema(ResearchRequest),
+          response: schema(ResearchResponse),
+          failures: [400, 402, 403, 429, 502, 503],
+          handle,
+        },
+        exportRoute,
+      ];
+    },
+  });
+}
+
+export type { ResearchSource };

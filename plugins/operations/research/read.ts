@@ -1,0 +1,207 @@
+/**
+ * The read stage: each source's text split into sentences (ICU's sentence
+ * segmentation through Intl.Segmenter, with abbreviations and initials
+ * rejoined, and line breaks as boundaries), sentences grouped into
+ * passages (3 sentences, stride 2), and both ranked against the question
+ * with BM25 (k1 1.2, b 0.75, the index's own analysis of words) over
+ * weighted query terms: the question's words 1, the key phrases, focus
+ * areas and entities 0.5, the other sub-queries' words 0.3. A sentence
+ * naming a requested entity gets +20% of the best score. Relevance is
+ * normalised to 0..1 by the best sentence (or passage) of the corpus; a
+ * sentence's final relevance is 0.7 of its own and 0.3 of its best passage.
+ *
+ * Every sentence is a span of its source's stored text: `text.slice(start,
+ * end)` is the sentence, so evidence quoted from it is verbatim.
+ */
+import type { Corpus, Passage, ResearchInput, ResearchPlan, ResearchSource, Sentence, TextAnalyzer } from '../../../core/research.js';
+
+/** Sentences shorter than this are not quoted (headings, list bullets). */
+export const MIN_SENTENCE = 20;
+/** Sentences longer than this are not quoted (run-on lists, tables flattened to text). */
+export const MAX_SENTENCE = 1200;
+/** Sentences read per source. */
+export const MAX_SENTENCES_PER_SOURCE = 3000;
+const K1 = 1.2;
+const B = 0.75;
+const PASSAGE = 3;
+const STRIDE = 2;
+
+const ABBREVIATION = /(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|vs|etc|e\.g|i\.e|al|Fig|Figs|No|Nos|Vol|pp|Inc|Ltd|Co|Corp|U\.S|U\.K|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|approx|ca|cf|Eq|Ref|Sec|Ch)\.\s*$|(?:^|\s)\p{Lu}\.\s*$/u;
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(language: string | null): Intl.Segmenter {
+  const key = language ?? 'en';
+  let s = segmenters.get(key);
+  if (s === undefined) {
+    try {
+      s = new Intl.Segmenter(key, { granularity: 'sentence' });
+    } catch {
+      s = new Intl.Segmenter('en', { granularity: 'sentence' });
+    }
+    segmenters.set(key, s);
+  }
+  return s;
+}
+
+/** The sentences of a source: trimmed spans of its text, in order. */
+export function splitSentences(source: Pick<ResearchSource, 'id' | 'text' | 'language'>): Sentence[] {
+  const text = source.text;
+  const raw: [number, number][] = [];
+  let pending: [number, number] | undefined;
+  for (const seg of segmenter(source.language).segment(text)) {
+    const start = seg.index;
+    const end = start + seg.segment.length;
+    if (pending !== undefined && ABBREVIATION.test(text.slice(pending[0], pending[1]))) {
+      pending = [pending[0], end];
+    } else {
+      if (pending !== undefined) raw.push(pending);
+      pending = [start, end];
+    }
+    if (raw.length > MAX_SENTENCES_PER_SOURCE * 2) break;
+  }
+  if (pending !== undefined) raw.push(pending);
+  const out: Sentence[] = [];
+  for (const [a, b] of raw) {
+    // Line breaks end sentences too (headings, list items without a full stop).
+    let from = a;
+    const chunk = text.slice(a, b);
+    const parts = chunk.split(/\n\s*/);
+    for (const part of parts) {
+      const at = text.indexOf(part, from);
+      from = at + part.length;
+      let s = at;
+      let e = at + part.length;
+      while (s < e && /\s/.test(text[s]!)) s++;
+      while (e > s && /\s/.test(text[e - 1]!)) e--;
+      const len = e - s;
+      if (len < MIN_SENTENCE || len > MAX_SENTENCE) continue;
+      if (!/\p{L}/u.test(text.slice(s, e))) continue;
+      out.push({ sourceId: source.id, start: s, end: e, text: text.slice(s, e), index: out.length });
+      if (out.length >= MAX_SENTENCES_PER_SOURCE) return out;
+    }
+  }
+  return out;
+}
+
+interface Unit { readonly terms: readonly string[] }
+
+/** BM25 scores of units against weighted query terms (document frequencies over the units themselves). */
+function bm25(units: readonly Unit[], query: ReadonlyMap<string, number>): Float64Array {
+  const scores = new Float64Array(units.length);
+  if (units.length === 0 || query.size === 0) return scores;
+  const df = new Map<string, number>();
+  let total = 0;
+  for (const u of units) {
+    total += u.terms.length;
+    const seen = new Set<string>();
+    for (const t of u.terms) if (query.has(t) && !seen.has(t)) { seen.add(t); df.set(t, (df.get(t) ?? 0) + 1); }
+  }
+  const avg = total / units.length || 1;
+  const n = units.length;
+  const idf = new Map<string, number>();
+  for (const [t, d] of df) idf.set(t, Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  units.forEach((u, i) => {
+    const tf = new Map<string, number>();
+    for (const t of u.terms) if (query.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    let s = 0;
+    for (const [t, f] of tf) s += query.get(t)! * idf.get(t)! * (f * (K1 + 1)) / (f + K1 * (1 - B + B * u.terms.length / avg));
+    scores[i] = s;
+  });
+  return scores;
+}
+
+/** The weighted query of a plan. */
+export function queryTerms(question: string, plan: ResearchPlan, input: ResearchInput, analyzer: TextAnalyzer): Map<string, number> {
+  const q = new Map<string, number>();
+  const add = (text: string, w: number) => {
+    for (const t of analyzer.terms(text, plan.language ?? null)) q.set(t, Math.max(q.get(t) ?? 0, w));
+  };
+  for (const s of plan.subQueries.slice(1)) add(s, 0.3);
+  for (const k of plan.keyphrases) add(k, 0.5);
+  for (const f of input.focus_areas ?? []) add(f, 0.5);
+  for (const e of input.entities ?? []) add(e, 0.5);
+  add(question, 1);
+  return q;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The corpus: sentences, passages and relevance for every source. */
+export function readSources(args: {
+  readonly input: ResearchInput;
+  readonly plan: ResearchPlan;
+  readonly sources: readonly ResearchSource[];
+  readonly analyzer: TextAnalyzer;
+  readonly now: number;
+}): Corpus {
+  const { input, plan, sources, analyzer } = args;
+  const sentences = new Map<string, Sentence[]>();
+  const flat: Sentence[] = [];
+  const sentTerms: string[][] = [];
+  for (const s of sources) {
+    const list = splitSentences(s);
+    sentences.set(s.id, list);
+    for (const x of list) {
+      flat.push(x);
+      sentTerms.push(analyzer.terms(x.text, s.language));
+    }
+  }
+  const query = queryTerms(input.research_query, plan, input, analyzer);
+  const raw = bm25(sentTerms.map((terms) => ({ terms })), query);
+  const entityRe = (input.entities ?? []).length === 0
+    ? undefined
+    : new RegExp(`(?<![\\p{L}\\p{N}])(${(input.entities ?? []).map((e) => escapeRe(e.trim())).filter((e) => e !== '').join('|')})(?![\\p{L}\\p{N}])`, 'iu');
+  let best = 0;
+  for (let i = 0; i < raw.length; i++) best = Math.max(best, raw[i]!);
+  if (entityRe !== undefined) {
+    const bonus = (best || 1) * 0.2;
+    flat.forEach((x, i) => { if (entityRe.test(x.text)) raw[i] = raw[i]! + bonus; });
+    best = 0;
+    for (let i = 0; i < raw.length; i++) best = Math.max(best, raw[i]!);
+  }
+  const own = Array.from(raw, (v) => (best > 0 ? v / best : 0));
+
+  // Passages per source over its sentences.
+  const passages: Passage[] = [];
+  const passageUnits: Unit[] = [];
+  const passageOf: number[][] = [];
+  let offset = 0;
+  for (const s of sources) {
+    const list = sentences.get(s.id)!;
+    for (let i = 0; i < list.length; i += STRIDE) {
+      const group = list.slice(i, i + PASSAGE);
+      if (group.length === 0) break;
+      const idx = group.map((_, j) => offset + i + j);
+      passageOf.push(idx);
+      passageUnits.push({ terms: idx.flatMap((k) => sentTerms[k]!) });
+      passages.push({ sourceId: s.id, sentences: group, start: group[0]!.start, end: group[group.length - 1]!.end, relevance: 0 });
+      if (i + PASSAGE >= list.length) break;
+    }
+    offset += list.length;
+  }
+  const pScores = bm25(passageUnits, query);
+  let pBest = 0;
+  for (let i = 0; i < pScores.length; i++) pBest = Math.max(pBest, pScores[i]!);
+  const bestPassage = new Float64Array(flat.length);
+  const ranked = passages.map((p, i) => {
+    const r = pBest > 0 ? pScores[i]! / pBest : 0;
+    for (const k of passageOf[i]!) bestPassage[k] = Math.max(bestPassage[k]!, r);
+    return { ...p, relevance: Math.round(r * 1e4) / 1e4 };
+  });
+  ranked.sort((a, b) => b.relevance - a.relevance || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : a.start - b.start));
+
+  const sentenceRelevance = new Map<string, number>();
+  flat.forEach((x, i) => sentenceRelevance.set(`${x.sourceId}:${x.index}`, Math.round((0.7 * own[i]! + 0.3 * bestPassage[i]!) * 1e4) / 1e4));
+
+  return {
+    question: input.research_query,
+    input,
+    plan,
+    sources,
+    sentences,
+    passages: ranked,
+    sentenceRelevance,
+    now: args.now,
+    terms: (text: string) => analyzer.terms(text, plan.language ?? null),
+  };
+}
