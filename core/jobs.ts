@@ -13,14 +13,50 @@
  * page it was found on), so a crawl resumed after a crash continues from
  * the URLs not yet done, knows every URL it has already seen, and never
  * stores or bills a page twice.
+ *
+ * A research job has one item (its question): the executor runs the whole
+ * research and finishes that item once with the report, so the charge is
+ * made, at most once, in the transaction that stores the report. While a
+ * job runs, the worker holding it may record its progress (a small JSON
+ * value: the stage and its counts), which any process reads with the job;
+ * the last value stays after the job ends.
  */
 import type { Effect } from 'effect';
 import type { ServiceUnavailable } from './errors.js';
 import type { WebhookEvent } from './webhooks.js';
 
 /** What runs a job: its executor is registered under this kind (JobsHost.provide). */
-export type JobKind = 'bulk_scrape' | 'crawl';
-export const JOB_KINDS: readonly JobKind[] = ['bulk_scrape', 'crawl'];
+export type JobKind = 'bulk_scrape' | 'crawl' | 'research';
+export const JOB_KINDS: readonly JobKind[] = ['bulk_scrape', 'crawl', 'research'];
+
+/**
+ * The largest progress value a job keeps: its JSON text, in UTF-8 bytes.
+ * A larger one is refused (JobStore.setProgress gives false and nothing is
+ * written), never truncated: progress is for a stage and its counts, not
+ * for results, which are stored with the items.
+ */
+export const PROGRESS_MAX_BYTES = 64 * 1024;
+
+/**
+ * The JSON text stored for a progress value: null for null or undefined
+ * (no progress), undefined when it cannot be kept (larger than
+ * PROGRESS_MAX_BYTES, or not serialisable: a cycle, a BigInt).
+ */
+export function progressJson(progress: unknown): string | null | undefined {
+  if (progress === undefined || progress === null) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(progress);
+  } catch {
+    return undefined;
+  }
+  // A function or symbol has no JSON form.
+  if (text === undefined) return undefined;
+  // UTF-8 takes at least one byte per UTF-16 unit and at most three: count the bytes only in between.
+  if (text.length > PROGRESS_MAX_BYTES) return undefined;
+  if (text.length * 3 <= PROGRESS_MAX_BYTES) return text;
+  return new TextEncoder().encode(text).length > PROGRESS_MAX_BYTES ? undefined : text;
+}
 
 /**
  * The job's life in the runtime. A job that ended early on purpose (a crawl
@@ -73,6 +109,13 @@ export interface Job {
    * asked to while it runs (JobStore.requestStop); null otherwise.
    */
   readonly stopReason: string | null;
+  /**
+   * The last progress its worker recorded (JobStore.setProgress), as JSON;
+   * null when none was. Kept after the job ends (its final state).
+   */
+  readonly progress: unknown;
+  /** When that progress was recorded (epoch ms); null when none was. */
+  readonly progressAt: number | null;
 }
 
 export interface JobItem {
@@ -138,6 +181,11 @@ export interface FinishItem {
   readonly success: boolean;
   /** Fetch attempts the worker made for this URL. */
   readonly attempts: number;
+  /**
+   * Stored as JSON (a research report of a few MB is fine). PostgreSQL's
+   * jsonb cannot hold NUL or lone surrogates: there they are dropped and
+   * made U+FFFD, rather than the finish failing on every resume.
+   */
   readonly result: unknown;
   readonly error: unknown;
   /** Charged only when success and > 0. */
@@ -318,6 +366,14 @@ export interface JobStore {
   /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable>;
   /**
+   * Record the job's progress (replacing the last one; null clears it), at
+   * `now`, for Job.progress. Only the worker holding the running job may:
+   * false, and nothing written, when the job is not 'running' under
+   * `workerId` (taken over, or finished), or when the value cannot be kept
+   * (see progressJson: over PROGRESS_MAX_BYTES, or not serialisable).
+   */
+  setProgress(jobId: string, workerId: string, progress: unknown, now: number): Effect.Effect<boolean, ServiceUnavailable>;
+  /**
    * Mark an item done and bill it, in one transaction. Already done: nothing
    * happens (alreadyDone). Success with credits > 0 charges the account when
    * balance - held covers them (ledger row + usage under BULK_OPERATION);
@@ -404,6 +460,13 @@ export interface JobExecution {
   extend(add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable>;
   /** The stop reason asked for since (a cancel), or null. */
   stopRequested(): Effect.Effect<string | null, ServiceUnavailable>;
+  /**
+   * Record the job's progress, readable with the job from any process
+   * (JobStore.setProgress under this run's worker). Advisory: false (not
+   * kept: the job is no longer this run's, or the value is too large) is no
+   * reason to stop; a run whose job was taken over is interrupted anyway.
+   */
+  progress(progress: unknown): Effect.Effect<boolean, ServiceUnavailable>;
 }
 
 /**

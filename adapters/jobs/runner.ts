@@ -5,7 +5,9 @@
  * after the lease), hands it to the executor of its kind (bulk scrape,
  * crawl), bills each item as it finishes (the store bills an item at most
  * once) and records the frontier entries a crawl finds with it, closes the
- * job and its delivery in one transaction, then sends due deliveries,
+ * job and its delivery in one transaction, records the progress the
+ * executor reports (under this worker, so a run that lost its job writes
+ * nothing), then sends due deliveries,
  * signed, on the retry schedule. The same runner serves the embedded mode
  * (woken by the API process itself) and `scour worker` (fed by BullMQ, see
  * ./bullmq.ts).
@@ -16,7 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Cause, Effect, Exit } from 'effect';
 import type { ServiceUnavailable } from '../../core/errors.js';
 import {
-  BULK_OPERATION, JOB_KINDS, JobFailure, type ClaimedJob, type DueDelivery, type JobEnd, type JobExecutor, type JobKind, type JobStore, type JobView,
+  BULK_OPERATION, JOB_KINDS, JobFailure, PROGRESS_MAX_BYTES, progressJson, type ClaimedJob, type DueDelivery, type JobEnd, type JobExecutor, type JobKind, type JobStore, type JobView,
 } from '../../core/jobs.js';
 import type { Clock, Logger } from '../../core/ports.js';
 import { newDeliveryId } from '../webhooks/deliver.js';
@@ -250,6 +252,10 @@ export class JobRunner {
           }),
           extend: (add) => store.addItems(jobId, this.workerId, add),
           stopRequested: () => store.stopRequested(jobId),
+          progress: (p) => Effect.suspend(() => Effect.map(store.setProgress(jobId, this.workerId, p, clock.now()), (kept) => {
+            if (!kept && progressJson(p) === undefined) logger.warn({ job_id: jobId, max_bytes: PROGRESS_MAX_BYTES }, 'job progress not kept: too large or not JSON');
+            return kept;
+          })),
         }),
         { signal: abort.signal },
       );

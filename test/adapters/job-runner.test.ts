@@ -5,7 +5,9 @@
  * and bills nothing more; a runner that shuts down hands its job over (the
  * lease lapses at once) and the next runner does only what is left, each
  * item billed once; a receiver that keeps failing is retried on the
- * schedule, then given up.
+ * schedule, then given up; a research job (one item) reports its progress
+ * while it runs, readable from another connection, keeps the last one, and
+ * is billed once; a run that lost its job writes no more progress.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -185,6 +187,85 @@ describe('JobRunner', () => {
     expect(await run(jobs.getJob(foreign.id, a.id))).toMatchObject({ status: 'running', workerId: `elsewhere:0badb007:${deadPid}:00000000` });
     await r.stop();
     await run(jobs.completeJob(foreign.id, `elsewhere:0badb007:${deadPid}:00000000`, Date.now(), 'completed'));
+  });
+
+  const newResearch = (accountId: string, pricePerUrl: number) =>
+    run(jobs.createJob({
+      id: `research_${randomUUID().replaceAll('-', '')}`, kind: 'research', accountId, request: { research_query: 'q' }, urls: ['research:'],
+      callbackUrl: null, pricePerUrl, now: Date.now(),
+    }));
+
+  it('a research job reports its progress while it runs (seen from another connection), keeps the last, and is billed once', async () => {
+    const a = await newAccount(100);
+    const job = await newResearch(a.id, 9);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const kept: boolean[] = [];
+    const research: JobExecutor = {
+      kind: 'research',
+      operation: 'research',
+      view: (j) => ({ status: j.status, progress: j.progress }),
+      run: (x) => Effect.gen(function* () {
+        kept.push(yield* x.progress({ stage: 'plan', found: 0, read: 0, sources: 0 }));
+        kept.push(yield* x.progress({ stage: 'gather', found: 20, read: 4, sources: 3 }));
+        // Too large: not kept, and the run goes on.
+        kept.push(yield* x.progress({ pad: 'x'.repeat(70_000) }));
+        yield* Effect.promise(() => gate);
+        kept.push(yield* x.progress({ stage: 'report', found: 20, read: 20, sources: 11 }));
+        const r = yield* x.finish({ idx: 0, success: true, attempts: 1, result: { report: 'r'.repeat(1_200_000) }, error: null });
+        expect(r).toMatchObject({ charged: 9, alreadyDone: false });
+      }),
+    };
+    const r = runner(research);
+    r.start();
+    // The API process reads it through its own connection.
+    const reader = openSqliteStore({ path: join(dir, 'scour.db') });
+    try {
+      const other = sqliteJobStore(reader);
+      await until(async () => ((await run(other.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress as { stage?: string } | null)?.stage === 'gather');
+      const mid = await run(other.getJob(job.id, a.id, { kind: 'research', items: false }));
+      expect(mid).toMatchObject({ status: 'running', workerId: r.workerId, progress: { stage: 'gather', found: 20, read: 4, sources: 3 } });
+      expect(mid!.progressAt).toBeGreaterThan(0);
+      release();
+      await until(async () => (await run(other.getJob(job.id, a.id, { kind: 'research', items: false })))?.status === 'completed');
+      const end = await run(other.getJob(job.id, a.id, { kind: 'research' }));
+      expect(end?.progress).toEqual({ stage: 'report', found: 20, read: 20, sources: 11 });
+      expect((end?.items[0]?.result as { report: string }).report).toHaveLength(1_200_000);
+    } finally {
+      reader.close();
+    }
+    expect(kept).toEqual([true, true, false, true]);
+    expect((await run(accounts.getAccount(a.id)))!.balance).toBe(91);
+    expect(await run(accounts.ledger(a.id, 10))).toMatchObject([{ operation: 'research', credits: 9, requestId: `${job.id}:0` }]);
+    await r.stop();
+  });
+
+  it('a run whose job was taken over writes no more progress', async () => {
+    const a = await newAccount(100);
+    const job = await newResearch(a.id, 1);
+    const kept: boolean[] = [];
+    let taken!: () => void;
+    const takenOver = new Promise<void>((r) => (taken = r));
+    const research: JobExecutor = {
+      kind: 'research',
+      view: (j) => ({ status: j.status }),
+      run: (x) => Effect.gen(function* () {
+        kept.push(yield* x.progress({ stage: 'plan' }));
+        yield* Effect.promise(() => takenOver);
+        // Before the runner's next renewal notices: the store refuses it.
+        kept.push(yield* x.progress({ stage: 'stale' }));
+      }),
+    };
+    const r = runner(research, { leaseMs: 60_000 });
+    r.start();
+    await until(() => kept.length === 1);
+    expect(await run(jobs.claimJob('thief', Date.now() + 120_000, 60_000, job.id))).toBeDefined();
+    taken();
+    await until(() => kept.length === 2 || r.running === 0);
+    expect(kept).toEqual([true, false]);
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress).toEqual({ stage: 'plan' });
+    await r.stop();
+    await run(jobs.completeJob(job.id, 'thief', Date.now(), 'completed'));
   });
 
   it('retries a failing receiver on the schedule, then gives up; a refused callback is not retried', async () => {

@@ -3,7 +3,9 @@
  * items, claims and leases, billing each item at most once (also with two
  * store instances finishing the same item together), deliveries and
  * webhook secrets (rotation with a grace period, and the migration that
- * added it keeping a version-2 database's secrets).
+ * added it keeping a version-2 database's secrets); research jobs (one item,
+ * a report of a megabyte or two, billed once however often it is finished)
+ * and the progress a job's holder records while it runs.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { Effect } from 'effect';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../core/accounts.js';
-import type { FinishItem, JobStore } from '../../core/jobs.js';
+import { PROGRESS_MAX_BYTES, type FinishItem, type JobStore } from '../../core/jobs.js';
 import type { AccountStore } from '../../core/ports.js';
 import { migratePostgres, openPostgresStore } from '../../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../../adapters/store/postgres/jobs.js';
@@ -376,6 +378,155 @@ describe.each([sqliteHarness(), postgresHarness()])('JobStore contract: $name', 
     expect(await run(jobs.webhookSecret(a.id))).toBe('whsec_two');
   });
 
+  const newResearch = (accountId: string, pricePerUrl = 5) =>
+    run(jobs.createJob({
+      id: `research_${randomUUID()}`, kind: 'research', accountId, request: { research_query: 'what changed?' }, urls: ['research:'],
+      callbackUrl: 'http://127.0.0.1:9/hook', pricePerUrl, now: tick(),
+    }));
+
+  /** A report of about `bytes` of JSON, with text beyond ASCII (accents, CJK, emoji as surrogate pairs, quotes and backslashes). */
+  const bigReport = (bytes: number) => {
+    const sources = [];
+    let size = 0;
+    for (let i = 0; size < bytes; i++) {
+      const text = `Source ${i}: café 東京 😀 "quoted" back\\slash ${'lorem ipsum dolor sit amet '.repeat(30)}`;
+      sources.push({ n: i, url: `https://s.test/${i}`, text, score: i / 7 });
+      size += text.length + 60;
+    }
+    return { title: 'Report', summary: 'x'.repeat(1000), sources };
+  };
+
+  it('keeps research jobs apart by kind, in getJob and in claims', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const job = await newResearch(a.id);
+    expect(job).toMatchObject({ kind: 'research', status: 'queued', total: 1, pricePerUrl: 5, progress: null, progressAt: null });
+    expect(await run(jobs.getJob(job.id, a.id))).toBeUndefined();
+    expect(await run(jobs.getJob(job.id, a.id, { kind: 'crawl' }))).toBeUndefined();
+    const view = await run(jobs.getJob(job.id, a.id, { kind: 'research' }));
+    expect(view).toMatchObject({ kind: 'research', request: { research_query: 'what changed?' }, progress: null });
+    expect(view?.items).toEqual([{ idx: 0, url: 'research:', status: 'pending', attempts: 0, result: null, error: null }]);
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'any' })))?.kind).toBe('research');
+    const now = tick();
+    // A process without a research executor neither finds it nor takes it by name.
+    expect(await run(jobs.claimJob('w1', now, LEASE, undefined, ['bulk_scrape', 'crawl']))).toBeUndefined();
+    expect(await run(jobs.claimJob('w1', now, LEASE, job.id, ['bulk_scrape', 'crawl']))).toBeUndefined();
+    expect(await run(jobs.claimJob('w1', now, LEASE, undefined, ['research']))).toEqual({ jobId: job.id, accountId: a.id });
+    expect(await run(jobs.completeJob(job.id, 'w1', now, 'completed'))).toBe(true);
+  });
+
+  it('records progress only for the worker holding the running job; the last one stays after the end', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const b = await newAccount(10);
+    const job = await newResearch(a.id);
+    // Queued: nobody holds it yet.
+    expect(await run(jobs.setProgress(job.id, 'w1', { stage: 'plan' }, tick()))).toBe(false);
+    const t1 = tick();
+    await run(jobs.claimJob('w1', t1, LEASE, job.id));
+    expect(await run(jobs.setProgress(job.id, 'w1', { stage: 'plan', found: 0 }, t1))).toBe(true);
+    const t2 = tick();
+    const gather = { stage: 'gather', found: 12, read: 3, sources: 2, note: 'café 😀' };
+    expect(await run(jobs.setProgress(job.id, 'w1', gather, t2))).toBe(true);
+    expect(await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false }))).toMatchObject({ status: 'running', progress: gather, progressAt: t2 });
+    // Another account does not see it; another worker cannot write it.
+    expect(await run(jobs.getJob(job.id, b.id, { kind: 'research' }))).toBeUndefined();
+    expect(await run(jobs.setProgress(job.id, 'w2', { stage: 'hijack' }, tick()))).toBe(false);
+    expect(await run(jobs.setProgress('no-such-job', 'w1', { stage: 'x' }, tick()))).toBe(false);
+    // Seen from another connection (another process: `scour worker` writes, the API reads).
+    const other = await h.open();
+    try {
+      expect(await run(other.jobs.getJob(job.id, a.id, { kind: 'research', items: false }))).toMatchObject({ progress: gather, progressAt: t2 });
+    } finally {
+      await other.close();
+    }
+    // Too large: refused, nothing written. Not JSON (a cycle, a BigInt): refused too.
+    expect(await run(jobs.setProgress(job.id, 'w1', { pad: 'x'.repeat(PROGRESS_MAX_BYTES) }, tick()))).toBe(false);
+    expect(await run(jobs.setProgress(job.id, 'w1', { pad: 'é'.repeat(PROGRESS_MAX_BYTES / 2) }, tick()))).toBe(false);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(await run(jobs.setProgress(job.id, 'w1', cycle, tick()))).toBe(false);
+    expect(await run(jobs.setProgress(job.id, 'w1', { n: 1n }, tick()))).toBe(false);
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress).toEqual(gather);
+    // Just under the limit is kept; any JSON value is (a string, an array).
+    const t3 = tick();
+    const big = { pad: 'x'.repeat(PROGRESS_MAX_BYTES - 20) };
+    expect(await run(jobs.setProgress(job.id, 'w1', big, t3))).toBe(true);
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress).toEqual(big);
+    expect(await run(jobs.setProgress(job.id, 'w1', ['report', 1], tick()))).toBe(true);
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress).toEqual(['report', 1]);
+    // null clears it.
+    expect(await run(jobs.setProgress(job.id, 'w1', null, tick()))).toBe(true);
+    expect(await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false }))).toMatchObject({ progress: null, progressAt: null });
+    const last = { stage: 'export', found: 12, read: 12, sources: 9 };
+    const t4 = tick();
+    expect(await run(jobs.setProgress(job.id, 'w1', last, t4))).toBe(true);
+    expect(await run(jobs.completeJob(job.id, 'w1', tick(), 'completed'))).toBe(true);
+    // Finished: nobody writes it any more, and it keeps its final state.
+    expect(await run(jobs.setProgress(job.id, 'w1', { stage: 'late' }, tick()))).toBe(false);
+    expect(await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false }))).toMatchObject({ status: 'completed', progress: last, progressAt: t4 });
+  });
+
+  it('a job taken over after its lease lapsed: the old holder\'s progress is refused, the new one\'s kept', async () => {
+    await drain();
+    const a = await newAccount(10);
+    const job = await newResearch(a.id);
+    const now = tick();
+    await run(jobs.claimJob('w1', now, LEASE, job.id));
+    expect(await run(jobs.setProgress(job.id, 'w1', { stage: 'gather' }, now))).toBe(true);
+    expect(await run(jobs.claimJob('w2', now + LEASE, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });
+    // Resumed: the last progress is there for the new holder (and the status endpoint) until it writes its own.
+    expect((await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false })))?.progress).toEqual({ stage: 'gather' });
+    expect(await run(jobs.setProgress(job.id, 'w1', { stage: 'read' }, now + LEASE))).toBe(false);
+    expect(await run(jobs.setProgress(job.id, 'w2', { stage: 'plan' }, now + LEASE))).toBe(true);
+    expect(await run(jobs.getJob(job.id, a.id, { kind: 'research', items: false }))).toMatchObject({ workerId: 'w2', progress: { stage: 'plan' }, progressAt: now + LEASE });
+    expect(await run(jobs.completeJob(job.id, 'w2', now + LEASE, 'completed'))).toBe(true);
+  });
+
+  it('a research job\'s one item: a report of about 1.5 MB stored whole, charged once when two workers finish it', async () => {
+    await drain();
+    const other = await h.open();
+    try {
+      const a = await newAccount(100);
+      const job = await newResearch(a.id, 7);
+      const report = bigReport(1_500_000);
+      expect(JSON.stringify(report).length).toBeGreaterThan(1_500_000);
+      const now = tick();
+      // w1 runs it and is killed (-9) after finishing, before closing the job; w2 resumes it once the lease lapses.
+      await run(jobs.claimJob('w1', now, LEASE, job.id));
+      expect(await run(jobs.claimJob('w2', now + LEASE, LEASE, job.id))).toEqual({ jobId: job.id, accountId: a.id });
+      const research = (workerId: string): FinishItem => finish(job.id, 0, { workerId, result: report, credits: 7, operation: 'research', ledgerRequestId: `${job.id}:0` });
+      const [r1, r2] = await Promise.all([run(jobs.finishItem(research('w1'))), run(other.jobs.finishItem(research('w2')))]);
+      expect(r1.charged + r2.charged).toBe(7);
+      expect([r1.alreadyDone, r2.alreadyDone].sort()).toEqual([false, true]);
+      // Once more, as a third resume would: nothing.
+      expect(await run(jobs.finishItem(research('w3')))).toEqual({ charged: 0, available: 93, alreadyDone: true });
+      expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 93, held: 0 });
+      const ledger = await run(accounts.ledger(a.id, 10));
+      expect(ledger).toHaveLength(1);
+      expect(ledger[0]).toMatchObject({ operation: 'research', credits: 7, requestId: `${job.id}:0` });
+      expect(await run(accounts.usage(a.id, a.periodStart))).toEqual([{ operation: 'research', credits: 7, requests: 1 }]);
+      const view = await run(other.jobs.getJob(job.id, a.id, { kind: 'research' }));
+      expect(view?.counts).toMatchObject({ pending: 0, completed: 1 });
+      expect(view?.items[0]?.status).toBe('completed');
+      expect(view?.items[0]?.result).toEqual(report);
+      expect(await run(jobs.completeJob(job.id, 'w2', tick(), 'completed'))).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores a result holding NUL and lone surrogates (PostgreSQL\'s jsonb refuses them: dropped / U+FFFD there)', async () => {
+    const a = await newAccount(10);
+    const job = await newResearch(a.id, 1);
+    const result = { text: 'a\u0000b', lone: 'x\ud800y\udfffz', pair: '😀', literal: 'back\\u0000slash \\ud800', ['k\u0000ey']: 1 };
+    expect(await run(jobs.finishItem(finish(job.id, 0, { result, operation: 'research' })))).toMatchObject({ charged: 1, alreadyDone: false });
+    const stored = (await run(jobs.getJob(job.id, a.id, { kind: 'research' })))?.items[0]?.result;
+    expect(stored).toEqual(h.name === 'postgres'
+      ? { text: 'ab', lone: 'x\ufffdy\ufffdz', pair: '😀', literal: 'back\\u0000slash \\ud800', key: 1 }
+      : result);
+  });
+
   it('hands back completed Effects on SQLite (no fiber on the request path)', async () => {
     if (h.name !== 'sqlite') return;
     const a = await newAccount(0);
@@ -447,6 +598,73 @@ describe('webhook-secret-rotation migration (version 3) keeps the secrets of a v
       }
     } finally {
       await adminClient(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
+  });
+});
+
+describe('job-progress migration (version 5) keeps a version-4 database\'s jobs, with no progress', () => {
+  const JOB = 'bulk_v4';
+  const seed = `INSERT INTO accounts (id, name, plan, balance, held, period_start, period_end, created_at)
+                VALUES ('acct_v4', NULL, 'free', 10, 0, ${T0}, ${T0 + MONTH}, ${T0});
+                INSERT INTO bulk_jobs (id, kind, account_id, status, request, callback_url, price_per_url, total, created_at)
+                VALUES ('${JOB}', 'crawl', 'acct_v4', 'queued', '{"url":"https://v4.test/"}', NULL, 1, 1, ${T0});
+                INSERT INTO bulk_items (job_id, idx, url, status, depth) VALUES ('${JOB}', 0, 'https://v4.test/', 'pending', 0);`;
+
+  const expectUpgraded = async (jobs: JobStore) => {
+    expect(await run(jobs.getJob(JOB, 'acct_v4', { kind: 'crawl' }))).toMatchObject({ kind: 'crawl', status: 'queued', total: 1, progress: null, progressAt: null });
+    await run(jobs.claimJob('w1', T0 + 1, LEASE, JOB));
+    expect(await run(jobs.setProgress(JOB, 'w1', { pages: 0 }, T0 + 2))).toBe(true);
+    expect(await run(jobs.getJob(JOB, 'acct_v4', { kind: 'crawl', items: false }))).toMatchObject({ progress: { pages: 0 }, progressAt: T0 + 2 });
+  };
+
+  it('sqlite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scour-jobs-v4-'));
+    try {
+      const path = join(dir, 'scour.db');
+      const db = new Database(path);
+      migrateSqlite(db, SQLITE_MIGRATIONS.filter((m) => m.version <= 4));
+      db.exec(seed);
+      db.close();
+      const store = openSqliteStore({ path });
+      try {
+        await expectUpgraded(sqliteJobStore(store));
+      } finally {
+        store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('postgres', async () => {
+    const database = `scour_test_${randomBytes(6).toString('hex')}`;
+    const admin = async (text: string) => {
+      const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
+      await c.connect();
+      try {
+        await c.query(text);
+      } finally {
+        await c.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${database}`);
+    try {
+      const url = `postgres://postgres@127.0.0.1:5432/${database}`;
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        await migratePostgres(pool, POSTGRES_MIGRATIONS.filter((m) => m.version <= 4));
+        await pool.query(seed);
+      } finally {
+        await pool.end();
+      }
+      const store = await openPostgresStore({ url, max: 2 });
+      try {
+        await expectUpgraded(postgresJobStore(store));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     }
   });
 });

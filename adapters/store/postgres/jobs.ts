@@ -18,6 +18,7 @@ import {
   DEFAULT_DELIVERY_LEASE_MS,
   distinctEntries,
   itemOf,
+  progressJson,
   type DeliveryAttempt,
   type DeliveryView,
   type DueDelivery,
@@ -44,10 +45,21 @@ import type { PostgresAccountStore } from './index.js';
 
 const JOB_COLUMNS = `id, kind, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
   total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt",
-  stop_reason AS "stopReason"`;
+  stop_reason AS "stopReason", progress, progress_at AS "progressAt"`;
 
-/** JSON text for a jsonb parameter (pg would turn a JS array into a PostgreSQL array), or NULL. */
-const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+/**
+ * JSON text for a jsonb parameter (pg would turn a JS array into a
+ * PostgreSQL array), or NULL. jsonb refuses two things JSON.stringify
+ * writes as escapes: NUL (\u0000, dropped here) and lone surrogates
+ * (\ud800-\udfff alone, made U+FFFD), as the search index stores text. Left
+ * in, a page or report holding one would fail its item's finish on every
+ * resume, forever. (JSON.stringify writes a surrogate pair as itself and a
+ * backslash as \\, so every such escape it writes is one of these.)
+ */
+const json = (v: unknown): string | null => (v === undefined || v === null ? null : jsonbText(JSON.stringify(v)));
+const JSONB_REFUSED = /\\u(?:0000|d[89a-f])/;
+export const jsonbText = (text: string): string =>
+  JSONB_REFUSED.test(text) ? text.replace(/\\(?:\\|u0000|ud[89a-f][0-9a-f]{2})/g, (m) => (m === '\\\\' ? m : m === '\\u0000' ? '' : '\\ufffd')) : text;
 
 const SQL = {
   createJob: `
@@ -88,6 +100,7 @@ const SQL = {
     )
     RETURNING id, account_id AS "accountId"`,
   renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
+  setProgress: `UPDATE bulk_jobs SET progress = $3, progress_at = $4 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   running: `SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`,
   finishItem: `
     UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8, reason = $9
@@ -182,6 +195,10 @@ const SQL = {
 
 type Statement = keyof typeof SQL;
 
+/** A job row: progress is JSON text (see migration 5). */
+type JobRow = Omit<Job, 'progress'> & { progress: string | null } & pg.QueryResultRow;
+const toJob = (r: JobRow): Job => ({ ...r, progress: r.progress === null ? null : JSON.parse(r.progress) });
+
 const q = (name: Statement, values: readonly unknown[]): pg.QueryConfig => ({ name: `scour_jobs_${name}`, text: SQL[name], values: values as unknown[] });
 
 export class PostgresJobStore implements JobStore {
@@ -196,18 +213,19 @@ export class PostgresJobStore implements JobStore {
   }
 
   createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable> {
-    return this.query<Job & pg.QueryResultRow, Job>(
+    return this.query<JobRow, Job>(
       'createJob',
-      [j.id, j.accountId, JSON.stringify(j.request ?? null), j.callbackUrl, j.pricePerUrl, j.urls, j.now, j.depths ?? null, j.kind ?? 'bulk_scrape'],
-      (r) => r.rows[0]!,
+      [j.id, j.accountId, jsonbText(JSON.stringify(j.request ?? null)), j.callbackUrl, j.pricePerUrl, j.urls, j.now, j.depths ?? null, j.kind ?? 'bulk_scrape'],
+      (r) => toJob(r.rows[0]!),
     );
   }
 
   getJob(id: string, accountId: string, options: GetJobOptions = {}): Effect.Effect<JobView | undefined, ServiceUnavailable> {
     const kind = options.kind === 'any' ? null : (options.kind ?? 'bulk_scrape');
     return this.attempt(async () => {
-      const job = (await this.pool.query<Job & pg.QueryResultRow>(q('getJob', [id, accountId, kind]))).rows[0];
-      if (job === undefined) return undefined;
+      const row = (await this.pool.query<JobRow>(q('getJob', [id, accountId, kind]))).rows[0];
+      if (row === undefined) return undefined;
+      const job = toJob(row);
       type ItemRow = Omit<JobItem, 'depth' | 'reason'> & { depth: number | null; reason: string | null };
       const [items, counts, deliveries, attempts] = await Promise.all([
         options.items === false ? { rows: [] as ItemRow[] } : this.pool.query<ItemRow & pg.QueryResultRow>(q('items', [id])),
@@ -242,6 +260,12 @@ export class PostgresJobStore implements JobStore {
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
     return this.query('renew', [jobId, workerId, until], (r) => (r.rowCount ?? 0) > 0);
+  }
+
+  setProgress(jobId: string, workerId: string, progress: unknown, now: number): Effect.Effect<boolean, ServiceUnavailable> {
+    const text = progressJson(progress);
+    if (text === undefined) return Effect.succeed(false);
+    return this.query('setProgress', [jobId, workerId, text, text === null ? null : now], (r) => (r.rowCount ?? 0) > 0);
   }
 
   /** One transaction on one pooled connection; a connection that failed mid-transaction is destroyed, not pooled. */

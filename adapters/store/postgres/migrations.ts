@@ -178,4 +178,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX bulk_items_status ON bulk_items(job_id, status);
     `,
   },
+  {
+    version: 5,
+    name: 'job-progress',
+    sql: `
+      -- A third kind of job (research; kind has no CHECK, so nothing to widen) and
+      -- the progress its worker records while it runs, and when it was written;
+      -- kept after the job ends. JSON as text, not jsonb: written often and read
+      -- whole, it needs no parsing on write, and jsonb would refuse a \\u0000 in it.
+      ALTER TABLE bulk_jobs
+        ADD COLUMN progress text,
+        ADD COLUMN progress_at bigint;
+    `,
+  },
 ];

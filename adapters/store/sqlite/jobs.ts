@@ -16,6 +16,7 @@ import {
   DEFAULT_DELIVERY_LEASE_MS,
   distinctEntries,
   itemOf,
+  progressJson,
   type DeliveryAttempt,
   type DeliveryView,
   type DueDelivery,
@@ -42,7 +43,7 @@ import type { SqliteAccountStore } from './index.js';
 
 const JOB_COLUMNS = `id, kind, account_id AS "accountId", status, request, callback_url AS "callbackUrl", price_per_url AS "pricePerUrl",
   total, worker_id AS "workerId", lease_until AS "leaseUntil", created_at AS "createdAt", started_at AS "startedAt", finished_at AS "finishedAt",
-  stop_reason AS "stopReason"`;
+  stop_reason AS "stopReason", progress, progress_at AS "progressAt"`;
 
 const NO_CREDITS = JSON.stringify({ code: 'NO_CREDITS' });
 
@@ -53,7 +54,7 @@ const unavailable = (e: unknown): ServiceUnavailable =>
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 const parse = (t: unknown): unknown => (typeof t === 'string' ? JSON.parse(t) : null);
 
-type JobRow = Omit<Job, 'request'> & { request: string };
+type JobRow = Omit<Job, 'request' | 'progress'> & { request: string; progress: string | null };
 
 function prepare(db: Database.Database) {
   const p = (sql: string) => db.prepare(sql);
@@ -79,6 +80,7 @@ function prepare(db: Database.Database) {
                   AND (? IS NULL OR kind IN (SELECT value FROM json_each(?)))`),
     takeJob: p(`UPDATE bulk_jobs SET status = 'running', worker_id = ?, lease_until = ?, started_at = coalesce(started_at, ?) WHERE id = ?`),
     renew: p(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
+    setProgress: p(`UPDATE bulk_jobs SET progress = ?, progress_at = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
     running: p(`SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`),
     finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?, reason = ?
                    WHERE job_id = ? AND idx = ? AND status = 'pending'`),
@@ -137,7 +139,7 @@ function prepare(db: Database.Database) {
   };
 }
 
-const toJob = (r: JobRow): Job => ({ ...r, request: parse(r.request) });
+const toJob = (r: JobRow): Job => ({ ...r, request: parse(r.request), progress: parse(r.progress) });
 
 type ItemRow = Omit<JobItem, 'result' | 'error' | 'depth' | 'reason'> & { result: string | null; error: string | null; depth: number | null; reason: string | null };
 
@@ -294,6 +296,12 @@ export class SqliteJobStore implements JobStore {
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
     return this.run(() => this.s.renew.run(until, jobId, workerId).changes > 0);
+  }
+
+  setProgress(jobId: string, workerId: string, progress: unknown, now: number): Effect.Effect<boolean, ServiceUnavailable> {
+    const text = progressJson(progress);
+    if (text === undefined) return Effect.succeed(false);
+    return this.run(() => this.s.setProgress.run(text, text === null ? null : now, jobId, workerId).changes > 0);
   }
 
   finishItem(f: FinishItem): Effect.Effect<FinishResult, ServiceUnavailable> {

@@ -188,4 +188,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX bulk_items_status ON bulk_items(job_id, status);
     `,
   },
+  {
+    version: 5,
+    name: 'job-progress',
+    sql: `
+      -- A third kind of job (research; kind has no CHECK, so nothing to widen) and
+      -- the progress its worker records while it runs: JSON text (at most 64 KiB,
+      -- checked by the store) and when it was written. Kept after the job ends.
+      ALTER TABLE bulk_jobs ADD COLUMN progress TEXT;
+      ALTER TABLE bulk_jobs ADD COLUMN progress_at INTEGER;
+    `,
+  },
 ];
