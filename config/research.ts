@@ -11,7 +11,8 @@ import type { TextAnalyzer } from '../core/research.js';
 import { analyserKey, termOf, tokenize } from '../adapters/search-index/analysis.js';
 import { createResearchOperation } from '../plugins/operations/research/index.js';
 import type { ScrapeOptions } from '../plugins/operations/scrape.js';
-import { builtinAnalysers } from '../plugins/analysers/index.js';
+import { insightsAnalyser } from '../plugins/analysers/insights.js';
+import { recommendationsAnalyser } from '../plugins/analysers/recommendations.js';
 import { builtinExporters } from '../plugins/exporters/index.js';
 import { egressPolicy } from './scrape.js';
 import { enabledSearchProviders, type Settings } from './env.js';
@@ -32,7 +33,8 @@ export const indexAnalyzer: TextAnalyzer = {
 
 export function researchPlugins(settings: Settings, index: SearchIndex, scrape: ScrapeOptions, blobs: BlobStore): PluginBase[] {
   return [
-    ...builtinAnalysers,
+    insightsAnalyser,
+    recommendationsAnalyser,
     ...builtinExporters,
     createResearchOperation({
       providers: enabledSearchProviders(settings),

@@ -37,7 +37,8 @@ import { gather, type GatherResult, type ScrapedPage } from './gather.js';
 import { planResearch, type DepthSettings } from './plan.js';
 import { readSources } from './read.js';
 import { assembleReport, type StageTiming } from './report.js';
-import { checkResearch, ResearchRequest, ResearchResponse } from './request.js';
+import { researchJobs } from './job.js';
+import { checkResearch, ResearchAccepted, ResearchRequest, ResearchResponse } from './request.js';
 
 export const RESEARCH_OPERATION = 'research';
 
@@ -298,12 +299,18 @@ export function createResearchOperation(options: ResearchOptions) {
         }),
       };
 
-      const handle = Pipeline.from<RequestContext>()
+      const front = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota(RESEARCH_OPERATION))
         .then(host.stages.validate(schema(ResearchRequest)))
         .then(precheck)
-        .then(host.stages.reserve(RESEARCH_OPERATION, (i: Input) => researchPrice(i)))
+        .then(host.stages.reserve(RESEARCH_OPERATION, (i: Input) => researchPrice(i)));
+
+      // Asynchronous mode: the hold only proved the account can pay; the job charges when it finishes.
+      const jobs = researchJobs(host, s);
+      const runAsync = front.then(jobs.submit).handle((ctx) => Effect.succeed(jobs.accepted(ctx) as Record<string, unknown>));
+
+      const runSync = front
         .then(s.planStage)
         .then(s.gatherStage)
         .then(s.readStage)
@@ -318,6 +325,13 @@ export function createResearchOperation(options: ResearchOptions) {
           out.remaining_credits = ctx.charge.remainingCredits;
           return Effect.succeed(out);
         });
+
+      const wantsCallback = (body: unknown) =>
+        typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { callback_url?: unknown }).callback_url !== undefined;
+      const handle = Object.assign(
+        (ctx: RequestContext) => (wantsCallback(ctx.body) ? runAsync(ctx) : runSync(ctx)),
+        { stageNames: runSync.stageNames },
+      );
 
       const exportRoute = {
         method: 'GET' as const,
@@ -352,7 +366,17 @@ export function createResearchOperation(options: ResearchOptions) {
           request: schema(ResearchRequest),
           response: schema(ResearchResponse),
           failures: [400, 402, 403, 429, 502, 503],
+          alternate: { status: 202 as const, response: schema(ResearchAccepted), when: (r: { job_id?: unknown }) => r.job_id !== undefined },
           handle,
+        },
+        {
+          method: 'GET' as const,
+          path: '/v1/research/{job_id}',
+          summary: "An asynchronous research of this account: the stage it is in, its counts, and the report when done (404 for another account's job).",
+          tags: ['research'],
+          auth: 'bearer' as const,
+          failures: [404, 429, 503],
+          handle: jobs.status,
         },
         exportRoute,
       ];

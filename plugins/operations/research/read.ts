@@ -111,10 +111,11 @@ function bm25(units: readonly Unit[], query: ReadonlyMap<string, number>): Float
 }
 
 /** The weighted query of a plan. */
-export function queryTerms(question: string, plan: ResearchPlan, input: ResearchInput, analyzer: TextAnalyzer): Map<string, number> {
+export function queryTerms(question: string, plan: ResearchPlan, input: ResearchInput, analyzer: TextAnalyzer, languages: readonly (string | null)[] = [plan.language ?? null]): Map<string, number> {
   const q = new Map<string, number>();
+  // Under each language's analyser the sources use, so a stemmed source matches the stemmed query.
   const add = (text: string, w: number) => {
-    for (const t of analyzer.terms(text, plan.language ?? null)) q.set(t, Math.max(q.get(t) ?? 0, w));
+    for (const lang of languages) for (const t of analyzer.terms(text, lang)) q.set(t, Math.max(q.get(t) ?? 0, w));
   };
   for (const s of plan.subQueries.slice(1)) add(s, 0.3);
   for (const k of plan.keyphrases) add(k, 0.5);
@@ -122,6 +123,15 @@ export function queryTerms(question: string, plan: ResearchPlan, input: Research
   for (const e of input.entities ?? []) add(e, 0.5);
   add(question, 1);
   return q;
+}
+
+function mostCommon(values: readonly (string | null)[]): string | null {
+  const n = new Map<string | null, number>();
+  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  let count = 0;
+  for (const [v, c] of n) if (c > count) { best = v; count = c; }
+  return best;
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -146,7 +156,8 @@ export function readSources(args: {
       sentTerms.push(analyzer.terms(x.text, s.language));
     }
   }
-  const query = queryTerms(input.research_query, plan, input, analyzer);
+  const languages = [...new Set(sources.map((s) => s.language))];
+  const query = queryTerms(input.research_query, plan, input, analyzer, languages.length > 0 ? languages : [plan.language ?? null]);
   const raw = bm25(sentTerms.map((terms) => ({ terms })), query);
   const entityRe = (input.entities ?? []).length === 0
     ? undefined
@@ -202,6 +213,7 @@ export function readSources(args: {
     passages: ranked,
     sentenceRelevance,
     now: args.now,
-    terms: (text: string) => analyzer.terms(text, plan.language ?? null),
+    // One analyser for the analysers' comparisons: the request's language, else the sources' most common one.
+    terms: (text: string) => analyzer.terms(text, plan.language ?? mostCommon(sources.map((s) => s.language))),
   };
 }

@@ -79,6 +79,16 @@ export const ResearchResponse = Type.Object({
   request_id: Type.Optional(Type.String()),
 });
 
+export const ResearchAccepted = StrictObject({
+  job_id: Type.String(),
+  status: Type.Literal('queued'),
+  status_url: Type.String({ description: 'GET it with the same API key: the stage, counts, and the report when done.' }),
+  research_query: Type.String(),
+  analysis_depth: Type.String(),
+  created_at: Type.String(),
+  request_id: Type.Optional(Type.String()),
+});
+
 const YEAR = 365.25 * 86_400_000;
 const DAY = 86_400_000;
 const NAMED: Readonly<Record<string, number | null>> = {
