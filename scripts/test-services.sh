@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Brings up what the test suites need: Debian's Chromium (/usr/bin/chromium,
-# for render_js and screenshots), and on loopback PostgreSQL (5432, the
-# `postgres` role reachable without a password from 127.0.0.1) and Redis
-# (6379). Starts them when they are installed but stopped; installs them
-# from Debian's packages when they are missing. Fails (exit 1) when one
-# cannot be brought up: the suites never skip a real component.
+# for render_js, screenshots and PDF exports), pdftotext (poppler-utils: the
+# research export tests read the PDFs they print), and on loopback
+# PostgreSQL (5432, the `postgres` role reachable without a password from
+# 127.0.0.1) and Redis (6379). Starts them when they are installed but
+# stopped; installs them from Debian's packages when they are missing. Fails
+# (exit 1) when one cannot be brought up: the suites never skip a real
+# component.
 set -euo pipefail
 LOG_PREFIX=test-services
 SUDO_FLAGS="" # unlike npm start, npm test may ask for a sudo password
@@ -15,6 +17,12 @@ install_pkgs() { say "installing $* from Debian's packages"; apt_install "$@"; }
 CHROMIUM=$(chromium_path)
 ensure_chromium || { warn "$CHROMIUM is missing and could not be installed" ; exit 1; }
 say "Chromium ready ($(chromium_version "$CHROMIUM"))"
+
+if ! command -v pdftotext >/dev/null 2>&1; then
+  install_pkgs poppler-utils || true
+  command -v pdftotext >/dev/null 2>&1 || { warn "pdftotext is missing and could not be installed; run: sudo apt-get install -y poppler-utils"; exit 1; }
+fi
+say "pdftotext ready ($(pdftotext -v 2>&1 | head -1))"
 
 PG_URL="${SCOUR_TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 pg_ok() { psql "$PG_URL" -Atqc 'select 1' >/dev/null 2>&1; }
