@@ -9,7 +9,11 @@
  * fetched back, and the scraping path through a loopback SearXNG and
  * loopback pages.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectErrorBody, type Reply } from '../support/http.js';
@@ -366,6 +370,42 @@ describe('exports', () => {
     if (format !== 'bibtex') expect(text).toContain(r.body.key_insights[0]?.statement.slice(0, 30) ?? '');
     else expect(text).toMatch(/@\w+\{/);
   });
+
+  it('export_format pdf: printed by the service\'s Chromium, text readable with pdftotext', async () => {
+    const r = await research(base, a.key, { research_query: 'perovskite solar cell stability', analysis_depth: 'quick', export_format: 'pdf' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.warnings ?? []).toEqual([]);
+    const got = await fetch(r.body.export_url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('application/pdf');
+    const pdf = Buffer.from(await got.arrayBuffer());
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const dir = mkdtempSync(join(tmpdir(), 'scour-pdf-'));
+    try {
+      writeFileSync(join(dir, 'r.pdf'), pdf);
+      const text = execFileSync('pdftotext', [join(dir, 'r.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+      expect(text).toContain('perovskite solar cell stability');
+      const firstWords = (r.body.key_insights[0].statement as string).split(/\s+/).slice(0, 4).join(' ');
+      expect(text).toContain(firstWords);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('export_format docx: a Word document holding the report', async () => {
+    const r = await research(base, a.key, { research_query: 'perovskite solar cell stability', analysis_depth: 'quick', export_format: 'docx' });
+    expect(r.status, r.text).toBe(200);
+    const got = await fetch(r.body.export_url);
+    expect(got.status).toBe(200);
+    const dir = mkdtempSync(join(tmpdir(), 'scour-docx-'));
+    try {
+      writeFileSync(join(dir, 'r.docx'), Buffer.from(await got.arrayBuffer()));
+      const xml = execFileSync('unzip', ['-p', join(dir, 'r.docx'), 'word/document.xml'], { encoding: 'utf8' });
+      expect(xml).toContain('perovskite solar cell stability');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('an unknown or malformed export token is 404', async () => {
     expectErrorBody(await call(`${base}/v1/research/exports/${'A'.repeat(32)}.pdf`, 'GET'), 404, 'NOT_FOUND');

@@ -83,7 +83,7 @@ export interface BrowserFetcherStats {
 export type BrowserFetcher = FetcherPlugin<'fetcher-browser'> & {
   stop(): Promise<void>;
   /**
-   * Print an HTML document to PDF (A4, backgrounds) in this pool's Chromium:
+   * Print an HTML document to PDF (A4 unless its @page rule says otherwise, backgrounds) in this pool's Chromium:
    * a fresh context with JavaScript off whose every request goes to the
    * deny-all proxy, so the document can load nothing from anywhere.
    */
@@ -422,7 +422,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         if (headers[EGRESS_HEADER] === proxy.token) throw navFailure(new Error(`the egress proxy answered ${status}`), url, proxy, timeoutSeconds);
         return { url: req.url, finalUrl: url, statusCode: status, headers, contentType: headers['content-type'] ?? '', body: '', loadTimeSeconds: round((performance.now() - started) / 1000, 3) };
       }
-      if (navError !== undefined) throw navFailure(navError, nav.url, proxy, timeoutSeconds);
+      if (navError !== undefined) throw refusedRedirect(nav.response) ?? navFailure(navError, nav.url, proxy, timeoutSeconds);
       await checkMainResponse(nav.response, nav.url, proxy);
 
       if (req.waitFor) {
@@ -487,6 +487,29 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     throw navFailure(new Error(`the egress proxy answered ${response.status()}`), navUrl, proxy, 0);
   }
 
+  /**
+   * The main document redirected to a URL the egress guard refuses by its
+   * form (ftp:, file:, data:, javascript:, credentials): Chromium stops such
+   * a redirect itself (net::ERR_UNSAFE_REDIRECT, ERR_ABORTED) before the
+   * egress proxy sees it, so it is judged here, to answer TARGET_NOT_ALLOWED
+   * as the plain fetcher does, not TARGET_UNREACHABLE.
+   */
+  function refusedRedirect(response: Response | null): TargetNotAllowed | undefined {
+    if (!response) return undefined;
+    const status = response.status();
+    const location = response.headers().location;
+    if (status < 300 || status >= 400 || !location) return undefined;
+    let next: URL;
+    try {
+      next = new URL(location, response.url());
+    } catch {
+      return undefined;
+    }
+    const check = checkTargetUrl(next.href, policy);
+    if (check.ok) return undefined;
+    return new TargetNotAllowed({ message: 'The target URL is not allowed', field: 'url', reason: `redirect to ${redact(next.href)} is not allowed: ${check.reason}` });
+  }
+
   function navFailure(e: unknown, navUrl: string, proxy: EgressProxy, timeoutSeconds: number): ApiFailure {
     if (isApiFailure(e)) return e;
     const outcome = proxy.outcomeFor(navUrl);
@@ -498,6 +521,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     const text = errText(e);
     if (/Download is starting/i.test(text)) return new TargetResponseInvalid({ message: 'The target answered with a download, not a page', details: 'the response is a file download' });
     const net = /net::ERR_[A-Z_0-9]+/.exec(text)?.[0];
+    if (net === 'net::ERR_UNSAFE_REDIRECT') {
+      // A redirect to a local scheme (file:, data:, ...), which Chromium refuses before any event shows its Location.
+      return new TargetNotAllowed({ message: 'The target URL is not allowed', field: 'url', reason: `${redact(navUrl)} redirected to a URL that is not allowed: a scheme other than http and https` });
+    }
     return new TargetUnreachable({ message: 'The target could not be reached', details: net ?? text });
   }
 
@@ -598,7 +625,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       const page = await handle.page;
       page.setDefaultTimeout(30_000);
       await step(page.setContent(html, { waitUntil: 'load' }), signal);
-      const pdf = await step(page.pdf({ format: 'A4', printBackground: true, margin: { top: '18mm', bottom: '18mm', left: '16mm', right: '16mm' } }), signal);
+      const pdf = await step(page.pdf({ format: 'A4', printBackground: true, preferCSSPageSize: true }), signal);
       return new Uint8Array(pdf);
     } finally {
       await handle?.close();
