@@ -169,7 +169,8 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   };
   const stages: StageKit = {
     clientQuota: clientQuotaStage(limiter, settings.toolsRateLimit, settings.upgradeUrl),
-    validate: (schema) => validateStage(compiler.compile(schema)),
+    validate: (schema, check) =>
+      validateStage(compiler.compile(schema), check, Object.keys((schema.json.properties as Record<string, unknown> | undefined) ?? {})),
     auth: authStage(deps),
     quota: (operation) => quotaStage(deps, operation),
     gate: (features) => gateStage(deps, features),

@@ -324,8 +324,16 @@ export function redactUrl(raw: string | URL): string {
  * host (in any spelling: WHATWG has already canonicalised it) and the
  * localhost names are judged by their class. Names are judged again once
  * resolved (adapters/egress).
+ *
+ * `kind` says why: `syntax`, not an absolute URL at all (a malformed field,
+ * 400 MISSING_PARAMETER); `form`, a URL the guard refuses by its form (a
+ * scheme other than http and https, credentials, port 0); `address`, a host
+ * the guard refuses. The API answers `form` and `address` alike with 400
+ * TARGET_NOT_ALLOWED, in a request as in a redirect.
  */
-export function checkTargetUrl(raw: string, opts: EgressPolicy): { ok: true; url: URL } | { ok: false; reason: string; kind: 'syntax' | 'address' } {
+export type TargetCheck = { ok: true; url: URL } | { ok: false; reason: string; kind: 'syntax' | 'form' | 'address' };
+
+export function checkTargetUrl(raw: string, opts: EgressPolicy): TargetCheck {
   let url: URL;
   try {
     url = new URL(raw);
@@ -333,16 +341,16 @@ export function checkTargetUrl(raw: string, opts: EgressPolicy): { ok: true; url
     return { ok: false, reason: 'not a valid absolute URL', kind: 'syntax' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, reason: `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (http and https only)`, kind: 'syntax' };
+    return { ok: false, reason: `the ${url.protocol.replace(/:$/, '')} scheme is not allowed (http and https only)`, kind: 'form' };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'credentials in the URL (user:password@) are not allowed', kind: 'syntax' };
+    return { ok: false, reason: 'credentials in the URL (user:password@) are not allowed', kind: 'form' };
   }
   const host = url.hostname;
-  if (host === '') return { ok: false, reason: 'the URL has no host', kind: 'syntax' };
+  if (host === '') return { ok: false, reason: 'the URL has no host', kind: 'form' };
   if (url.port !== '') {
     const port = Number(url.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${url.port} is not allowed`, kind: 'syntax' };
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, reason: `port ${url.port} is not allowed`, kind: 'form' };
   }
   if (isMetadataHostname(host)) return { ok: false, reason: `${host} is a cloud metadata endpoint`, kind: 'address' };
   const literal = parseIpLiteral(host);
@@ -356,4 +364,16 @@ export function checkTargetUrl(raw: string, opts: EgressPolicy): { ok: true; url
     if (verdict !== true && !opts.allowAddress) return { ok: false, reason: `${host} is ${CLASS_TEXT.loopback}`, kind: 'address' };
   }
   return { ok: true, url };
+}
+
+/**
+ * A URL field of a request as the validate stage reports it (undefined when
+ * it passes): not a URL, a 400 like any bad field; refused by the guard, a
+ * refused target (TARGET_NOT_ALLOWED when nothing else is wrong).
+ */
+export function targetIssue(field: string, raw: unknown, opts: EgressPolicy): { field: string; message: string; refused?: true } | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const c = checkTargetUrl(raw, opts);
+  if (c.ok) return undefined;
+  return c.kind === 'syntax' ? { field, message: c.reason } : { field, message: c.reason, refused: true };
 }

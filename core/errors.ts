@@ -11,6 +11,23 @@ export interface FieldIssue {
   readonly message: string;
 }
 
+/** validation_errors lists at most this many entries (one of them the "and K more" line). */
+export const MAX_LISTED_ISSUES = 100;
+
+/**
+ * The validation_errors of a response: each `{field, message}` (nothing
+ * else), and at most MAX_LISTED_ISSUES of them: past that, the first 99 and
+ * a last `{field: "body", message: "and K more problems"}`, so a body of a
+ * thousand bad values cannot make a thousand-line answer.
+ */
+export function listedIssues(issues: readonly FieldIssue[], unlisted = 0): FieldIssue[] {
+  const fits = issues.length <= MAX_LISTED_ISSUES && unlisted === 0;
+  const shown = fits ? issues : issues.slice(0, MAX_LISTED_ISSUES - 1);
+  const out = shown.map((i) => ({ field: i.field, message: i.message }));
+  if (!fits) out.push({ field: 'body', message: `and ${issues.length - shown.length + unlisted} more problems` });
+  return out;
+}
+
 /** What every API failure exposes to the HTTP layer. */
 export interface ApiFailure {
   readonly _tag: string;
@@ -74,13 +91,16 @@ export class BadRequest extends Data.TaggedError('BadRequest')<{
   readonly message: string;
   readonly validationErrors: readonly FieldIssue[];
   readonly details?: string;
+  /** Problems found past validationErrors, counted but not described (in the last "and K more" entry). */
+  readonly unlisted?: number;
 }> implements ApiFailure {
   readonly status = S_BAD.status;
   readonly code = S_BAD.code;
   fields() {
+    const listed = listedIssues(this.validationErrors, this.unlisted);
     return this.details === undefined
-      ? { validation_errors: this.validationErrors }
-      : { details: this.details, validation_errors: this.validationErrors };
+      ? { validation_errors: listed }
+      : { details: this.details, validation_errors: listed };
   }
   static of(field: string, message: string, summary = 'Invalid request'): BadRequest {
     return new BadRequest({ message: summary, validationErrors: [{ field, message }] });
@@ -186,12 +206,18 @@ export class ServiceUnavailable extends Data.TaggedError('ServiceUnavailable')<{
   headers() { return { 'retry-after': String(this.retryAfter) }; }
 }
 
-const S_NOT_ALLOWED = spec('TargetNotAllowed', 400, 'TARGET_NOT_ALLOWED', 'The URL (or a redirect, or the address its name resolves to) is not a public http(s) target: loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata addresses are refused. Carries validation_errors.');
-/** 400: the egress guard refused the target (scheme, address, or a redirect to one). */
-export class TargetNotAllowed extends Data.TaggedError('TargetNotAllowed')<{ readonly message: string; readonly field: string; readonly reason: string }> implements ApiFailure {
+const S_NOT_ALLOWED = spec('TargetNotAllowed', 400, 'TARGET_NOT_ALLOWED', 'The URL (or a redirect, or the address its name resolves to) is not a public http(s) target: a scheme other than http and https (ftp:, file:, data:, javascript:, ...), credentials or port 0 in the URL, or a loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata address. Carries validation_errors.');
+/** 400: the egress guard refused the target (scheme, credentials, address, or a redirect to one): the same code wherever it is met. */
+export class TargetNotAllowed extends Data.TaggedError('TargetNotAllowed')<{
+  readonly message: string;
+  readonly field: string;
+  readonly reason: string;
+  /** Every refused target of the request, when there are several (a bulk scrape's URLs, a crawl's URL and callback). */
+  readonly issues?: readonly FieldIssue[];
+}> implements ApiFailure {
   readonly status = S_NOT_ALLOWED.status;
   readonly code = S_NOT_ALLOWED.code;
-  fields() { return { validation_errors: [{ field: this.field, message: this.reason }] }; }
+  fields() { return { validation_errors: listedIssues(this.issues ?? [{ field: this.field, message: this.reason }]) }; }
 }
 
 const S_NO_PROXY = spec('ProxyNotAvailable', 400, 'PROXY_NOT_AVAILABLE', 'No proxy of the requested proxy_type and proxy_country is configured on this server. Carries validation_errors and available.');

@@ -8,7 +8,7 @@
 import type { Effect, Scope } from 'effect';
 import type { ApiFailure, ErrorSpec } from './errors.js';
 import type { RequestContext } from './context.js';
-import type { Schema } from './schema.js';
+import type { Schema, SemanticCheck } from './schema.js';
 import type { StageKit } from './stages.js';
 import type { Metrics, RateRule } from './ports.js';
 import type { PlanId } from './accounts.js';
@@ -114,6 +114,13 @@ export interface ToolPlugin<N extends string = string, Req = any, Res = any> ext
   readonly response: Schema<Res>;
   /** A worked example for the docs: a request and the response it gives. */
   readonly example?: { readonly request: Req; readonly response?: Partial<Res> };
+  /**
+   * The checks JSON Schema cannot express (a field that only applies with
+   * another, min over max), run by the validate stage with the schema, so
+   * one 400 lists both. What only running the tool can find (input it
+   * cannot decode) stays in `run`.
+   */
+  readonly check?: SemanticCheck<Req>;
   /** Synchronous, or a Promise for tools that run off-thread. Throw BadRequest for semantic 400s. */
   run(input: Req, ctx: ToolContext): Res | Promise<Res>;
 }

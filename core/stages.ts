@@ -5,8 +5,8 @@
  */
 import type { RequestContext } from './context.js';
 import type { Account, PlanId } from './accounts.js';
-import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, Unauthorized, UnsupportedMediaType } from './errors.js';
-import type { Schema } from './schema.js';
+import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, TargetNotAllowed, Unauthorized, UnsupportedMediaType } from './errors.js';
+import type { Schema, SemanticCheck } from './schema.js';
 import type { RateDecision } from './ports.js';
 import type { Stage } from './pipeline.js';
 
@@ -64,7 +64,7 @@ export interface Billed { readonly charge: { readonly creditsUsed: number; reado
 
 export type AuthStage = Stage<RequestContext, Authenticated, Unauthorized | AuthenticationFailed | ServiceUnavailable>;
 export type QuotaStage = Stage<RequestContext & Authenticated, Admitted, RateLimited | ServiceUnavailable>;
-export type ValidateStage<T> = Stage<RequestContext, Validated<T>, BadRequest | UnsupportedMediaType>;
+export type ValidateStage<T> = Stage<RequestContext, Validated<T>, BadRequest | TargetNotAllowed | UnsupportedMediaType>;
 export type GateStage<T> = Stage<RequestContext & Authenticated & Validated<T>, Gated, Forbidden>;
 export type ReserveStage<T> = Stage<RequestContext & Authenticated & Admitted & Validated<T>, Reserved, NoCredits | ServiceUnavailable>;
 export type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
@@ -85,8 +85,12 @@ export type Feature = 'contacts' | 'social' | (string & {});
 /** The stage implementations the composition root hands to operation plugins. */
 export interface StageKit {
   readonly clientQuota: ClientQuotaStage;
-  /** Validation against a schema compiled now (at boot), as a stage. */
-  validate<T>(schema: Schema<T>): ValidateStage<T>;
+  /**
+   * Validation against a schema compiled now (at boot), as a stage; with
+   * `check`, the route's own checks too, run over whatever the schema
+   * accepted, so that one 400 names every problem (core/stages/validate.ts).
+   */
+  validate<T>(schema: Schema<T>, check?: SemanticCheck<T>): ValidateStage<T>;
   /** Bearer key -> account (401 UNAUTHORIZED / AUTHENTICATION_FAILED). */
   readonly auth: AuthStage;
   /** The plan's rate windows and concurrency for `operation` (429 RATE_LIMITED); writes x-ratelimit-* on every answer. */

@@ -143,7 +143,8 @@ export async function crawlCommand(argv: readonly string[], d: CrawlCommandDeps)
   const egress = egressPolicy(d.settings.allowPrivateTargets);
   const target = checkTargetUrl(a.url, egress);
   if (!target.ok) {
-    if (target.kind === 'syntax') throw new UsageError(`the URL ${target.reason}`);
+    // Not a URL, or one no setting lets through (a scheme, credentials): a usage error; an address is the server's setting.
+    if (target.kind !== 'address') throw new UsageError(`the URL ${target.reason}`);
     throw new CommandError(`the URL is not allowed: ${target.reason} (SCOUR_ALLOW_PRIVATE_TARGETS lets private addresses through)`);
   }
   const start = canonicalUrl(a.url);

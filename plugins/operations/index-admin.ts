@@ -40,6 +40,13 @@ const StatsResponse = StrictObject({
   request_id: Type.Optional(Type.String()),
 });
 
+/** The validate stage's semantic check of both routes: the collection's form (whether its account exists is asked after). */
+const collectionCheck = (i: { readonly collection?: string | undefined }): { field: string; message: string }[] => {
+  if (i.collection === undefined) return [];
+  const problem = collectionProblem(i.collection);
+  return problem === undefined ? [] : [{ field: 'collection', message: problem }];
+};
+
 const indexDown = (e: unknown): ApiFailure =>
   new ServiceUnavailable({ message: `The search index is unavailable: ${e instanceof Error ? e.message : String(e)}`, retryAfter: 1 });
 
@@ -85,7 +92,7 @@ export function createIndexAdminOperation(options: { readonly index: SearchIndex
           description: 'Each document is checked on its own: the bad ones are listed in rejected (index in the request, field, message), the good ones are written (one transaction on PostgreSQL; on SQLite consecutive short transactions, so requests sharing the file never wait long).',
           tags, auth: 'admin', failures: [400, 401, 413, 503],
           request: schema(IndexDocumentsRequest), response: schema(IndexDocumentsResponse),
-          handle: base().then(host.stages.validate(schema(IndexDocumentsRequest))).handle((ctx) =>
+          handle: base().then(host.stages.validate(schema(IndexDocumentsRequest), collectionCheck)).handle((ctx) =>
             Effect.flatMap(collection(ctx.input.collection), (c) => {
               const { accepted, rejected } = checkBatch(ctx.input.documents);
               const write = accepted.length === 0
@@ -98,7 +105,7 @@ export function createIndexAdminOperation(options: { readonly index: SearchIndex
           method: 'DELETE', path: '/admin/v1/index/documents', summary: 'Remove documents from a collection by URL.',
           tags, auth: 'admin', failures: [400, 401, 503],
           request: schema(RemoveDocumentsRequest), response: schema(RemoveDocumentsResponse),
-          handle: base().then(host.stages.validate(schema(RemoveDocumentsRequest))).handle((ctx) =>
+          handle: base().then(host.stages.validate(schema(RemoveDocumentsRequest), collectionCheck)).handle((ctx) =>
             Effect.flatMap(collection(ctx.input.collection), (c) =>
               Effect.map(Effect.tryPromise({ try: () => options.index.remove(c, ctx.input.urls, ctx.receivedAt), catch: indexDown }), (removed) => ({ collection: c, removed })))),
         },

@@ -19,10 +19,11 @@ import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { PlanId } from '../../core/accounts.js';
 import type { RequestContext } from '../../core/context.js';
-import { checkTargetUrl, type EgressPolicy } from '../../core/egress.js';
-import { type ApiFailure, BadRequest, errorBody, type FieldIssue, InternalError, isApiFailure, NotFound, TargetNotAllowed } from '../../core/errors.js';
+import { checkTargetUrl, type EgressPolicy, targetIssue } from '../../core/egress.js';
+import { type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, NotFound, TargetNotAllowed } from '../../core/errors.js';
 import { JobFailure, type JobExecution, type JobView } from '../../core/jobs.js';
 import { Pipeline } from '../../core/pipeline.js';
+import type { CheckIssue, Unchecked } from '../../core/schema.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
@@ -178,7 +179,11 @@ export function jobStatusView(job: JobView): typeof BulkJobStatus.static {
   };
 }
 
-/** The per-URL problems found before any work, by index: the URL's form, or the egress guard. */
+/**
+ * The per-URL problems found before any work, by index: not a URL (400
+ * MISSING_PARAMETER), or refused by the egress guard, by its form or its
+ * address (TARGET_NOT_ALLOWED, as a single scrape and a redirect answer).
+ */
 function checkUrls(urls: readonly string[], egress: EgressPolicy): (ApiFailure | undefined)[] {
   return urls.map((url, i) => {
     const u = checkTargetUrl(url, egress);
@@ -204,35 +209,34 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
       const base = (headers: Readonly<Record<string, string | undefined>>) =>
         options.publicUrl ?? (headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '');
 
-      /** Checks shared by every URL (options), then each URL; fails the request only when no URL can be scraped. */
+      /**
+       * The validate stage's semantic check: the single scrape's checks of
+       * everything but the URL (once for all URLs), the callback (the same
+       * egress rules as a target: this server will POST to it), max_retries;
+       * and each URL, which fails only its own item unless no URL is good
+       * (then the request), and is listed anyway when the request fails.
+       */
+      const requestCheck = (i: Unchecked<BulkInput>): CheckIssue[] => {
+        const issues: CheckIssue[] = [];
+        const urls = i.urls ?? [];
+        const urlIssues = urls.map((u, n) => (u === undefined ? undefined : targetIssue(`urls[${n}]`, u, options.egress)));
+        const anyGood = urls.some((u, n) => u !== undefined && urlIssues[n] === undefined);
+        for (const u of urlIssues) if (u !== undefined) issues.push(anyGood ? { ...u, incidental: true } : u);
+        const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
+        issues.push(...stages.optionIssues(common));
+        if (i.max_retries !== undefined && i.retry_failed !== true) issues.push({ field: 'max_retries', message: 'only applies with retry_failed: true' });
+        const callback = targetIssue('callback_url', i.callback_url, options.egress);
+        if (callback !== undefined) issues.push(callback);
+        return issues;
+      };
+
+      /** After validation: a proxy of the kind asked for (once for all URLs), and each URL's problem, which fails only its item. */
       const precheck = {
         name: 'precheck',
         run: (ctx: RequestContext & Validated<BulkInput>): Effect.Effect<{ urlProblems: (ApiFailure | undefined)[] }, ApiFailure> => {
-          const i = ctx.input;
-          if (i.max_retries !== undefined && i.retry_failed !== true) {
-            return Effect.fail(BadRequest.of('max_retries', 'only applies with retry_failed: true'));
-          }
-          if (i.callback_url !== undefined) {
-            // The callback is a URL this server will POST to: the same rules as a target.
-            const cb = checkTargetUrl(i.callback_url, options.egress);
-            if (!cb.ok) {
-              return Effect.fail(cb.kind === 'syntax'
-                ? BadRequest.of('callback_url', cb.reason)
-                : new TargetNotAllowed({ message: `The callback URL is not allowed: ${cb.reason}`, field: 'callback_url', reason: cb.reason }));
-            }
-          }
-          // The single scrape's checks of everything but the URL (options, browser, proxies), once for all URLs.
-          const shared = stages.optionsProblem(optionsOf(i));
+          const shared = stages.optionsProblem(optionsOf(ctx.input));
           if (shared !== undefined) return Effect.fail(shared);
-          const urlProblems = checkUrls(i.urls, options.egress);
-          if (urlProblems.every((p) => p !== undefined)) {
-            const issues: FieldIssue[] = urlProblems.map((p, n) => ({
-              field: `urls[${n}]`,
-              message: (p!.fields().validation_errors as FieldIssue[] | undefined)?.[0]?.message ?? p!.message,
-            }));
-            return Effect.fail(new BadRequest({ message: 'No URL of the request can be scraped', validationErrors: issues }));
-          }
-          return Effect.succeed({ urlProblems });
+          return Effect.succeed({ urlProblems: checkUrls(ctx.input.urls, options.egress) });
         },
       };
 
@@ -318,7 +322,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
       const front = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota('scrape_bulk'))
-        .then(host.stages.validate(schema(BulkRequest)))
+        .then(host.stages.validate(schema(BulkRequest), requestCheck))
         .then(precheck)
         .then(host.stages.reserve('scrape_bulk', price));
 

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
-import { checkTargetUrl, type EgressPolicy } from '../../core/egress.js';
+import { checkTargetUrl, type EgressPolicy, targetIssue } from '../../core/egress.js';
 import {
   type ApiFailure, BadRequest, type FieldIssue, isApiFailure, NotFound, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable,
 } from '../../core/errors.js';
@@ -18,6 +18,7 @@ import { Pipeline } from '../../core/pipeline.js';
 import type { BlobStore } from '../../core/ports.js';
 import type { SearchIndex } from '../../core/search.js';
 import type { PluginHost } from '../../core/plugin.js';
+import type { CheckIssue, Unchecked } from '../../core/schema.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { parsePage } from '../extractors/parse.js';
@@ -110,10 +111,14 @@ export interface ScrapeOptions {
   readonly index?: SearchIndex | undefined;
 }
 
-/** Semantic checks JSON Schema cannot express, all reported at once. */
-function check(i: ScrapeInput, extractors: ReadonlyMap<string, ExtractorPlugin>): FieldIssue[] {
+/**
+ * Semantic checks JSON Schema cannot express, all reported at once. Run by
+ * the validate stage over whatever fields passed the schema, so any field
+ * may be missing (and a record's value or an array's item undefined).
+ */
+function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, ExtractorPlugin>): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  if (i.screenshot && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
+  if (i.screenshot === true && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
   if (i.screenshot_options !== undefined && i.screenshot !== true) issues.push({ field: 'screenshot_options', message: 'only applies with screenshot: true' });
   if (i.screenshot_options?.quality !== undefined && i.screenshot_options.format !== 'jpeg') issues.push({ field: 'screenshot_options.quality', message: 'only applies to format "jpeg"' });
   if (i.wait_for !== undefined && i.render_js !== true) issues.push({ field: 'wait_for', message: 'needs render_js: true' });
@@ -124,19 +129,20 @@ function check(i: ScrapeInput, extractors: ReadonlyMap<string, ExtractorPlugin>)
     if (!TOKEN.test(name)) issues.push({ field: `custom_headers.${name}`, message: 'is not a valid header name' });
     else if (FORBIDDEN_HEADERS.has(lower)) issues.push({ field: `custom_headers.${name}`, message: `${lower} cannot be set: it is a hop-by-hop or framing header, or Host` });
     else if (lower === 'cookie' && i.cookies !== undefined) issues.push({ field: `custom_headers.${name}`, message: 'give cookies in cookies or in a Cookie header, not both' });
-    if (CTL.test(value)) issues.push({ field: `custom_headers.${name}`, message: 'value must not contain control characters' });
+    if (typeof value === 'string' && CTL.test(value)) issues.push({ field: `custom_headers.${name}`, message: 'value must not contain control characters' });
   }
   for (const [name, value] of Object.entries(i.cookies ?? {})) {
     if (!TOKEN.test(name)) issues.push({ field: `cookies.${name}`, message: 'is not a valid cookie name' });
-    if (/[;\s",\\]|[\u0000-\u001f\u007f]/.test(value)) issues.push({ field: `cookies.${name}`, message: 'value must not contain ; , " \\ whitespace or control characters' });
+    if (typeof value === 'string' && /[;\s",\\]|[\u0000-\u001f\u007f]/.test(value)) issues.push({ field: `cookies.${name}`, message: 'value must not contain ; , " \\ whitespace or control characters' });
   }
   if (i.country !== undefined && !isCountryCode(i.country)) issues.push({ field: 'country', message: `${i.country} is not an ISO 3166-1 alpha-2 country code` });
   if (i.proxy_country !== undefined && !isCountryCode(i.proxy_country)) issues.push({ field: 'proxy_country', message: `${i.proxy_country} is not an ISO 3166-1 alpha-2 country code` });
-  for (const id of i.extractors ?? []) {
+  (i.extractors ?? []).forEach((id, n) => {
+    if (id === undefined) return;
     const x = extractors.get(id);
-    if (x === undefined) issues.push({ field: 'extractors', message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
-    else if (x.builtin) issues.push({ field: 'extractors', message: `"${id}" is built in: switch it on with its own field` });
-  }
+    if (x === undefined) issues.push({ field: `extractors[${n}]`, message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
+    else if (x.builtin) issues.push({ field: `extractors[${n}]`, message: `"${id}" is built in: switch it on with its own field` });
+  });
   return issues;
 }
 
@@ -211,17 +217,37 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return undefined;
   };
 
-  /** The checks and the egress guard on the URL, before any credit is held. */
   /**
-   * Everything about a request but its URL: the fields JSON Schema cannot
-   * check, a browser for render_js, a proxy of the kind asked for. Bulk
-   * scrape asks this once for all its URLs. `urlIssue` joins the same 400.
+   * Everything the schema cannot judge about a request but its URL: the
+   * semantic checks, and a browser for render_js. The validate stage runs it
+   * (bulk scrape's too) over whatever fields passed the schema.
    */
-  const optionsProblem = (i: Omit<ScrapeInput, 'url'>, urlIssue?: FieldIssue): BadRequest | ProxyNotAvailable | undefined => {
-    const issues = check(i as ScrapeInput, extractors);
-    if (urlIssue !== undefined) issues.unshift(urlIssue);
+  const optionIssues = (i: Unchecked<Omit<ScrapeInput, 'url'>>): CheckIssue[] => {
+    const issues: CheckIssue[] = check(i, extractors);
+    if (i.render_js === true && browserFetcher === undefined) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
+    return issues;
+  };
+
+  /** The single scrape's semantic check: its URL (the egress guard) and its options, as one list. */
+  const requestCheck = (i: Unchecked<ScrapeInput>): CheckIssue[] => {
+    const url = targetIssue('url', i.url, options.egress);
+    return url === undefined ? optionIssues(i) : [url, ...optionIssues(i)];
+  };
+
+  /**
+   * Everything about a request but its URL, as one failure: the semantic
+   * checks, a browser for render_js, a proxy of the kind asked for. A job
+   * runner asks this again of a stored request (the server may have lost a
+   * proxy or its browser since).
+   */
+  const optionsProblem = (i: Omit<ScrapeInput, 'url'>): BadRequest | ProxyNotAvailable | undefined => {
+    const issues = optionIssues(i);
     if (issues.length > 0) return new BadRequest({ message: 'Invalid scrape request', validationErrors: issues });
-    if (i.render_js && browserFetcher === undefined) return BadRequest.of('render_js', 'this server has no browser fetcher');
+    return proxyProblem(i);
+  };
+
+  /** A proxy of the kind asked for, when one is asked for. */
+  const proxyProblem = (i: Omit<ScrapeInput, 'url'>): ProxyNotAvailable | undefined => {
     if (i.proxy_type !== undefined || i.proxy_country !== undefined) {
       const type = i.proxy_type ?? 'datacenter';
       // available() rather than pick(): a pick would move the rotation on.
@@ -240,18 +266,17 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return undefined;
   };
 
+  /** After validation (requestCheck passed): a proxy of the kind asked for, and the target as a URL. */
   const precheck = {
     name: 'precheck',
-    run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, BadRequest | TargetNotAllowed | ProxyNotAvailable> => {
-      const u = checkTargetUrl(ctx.input.url, options.egress);
-      // A malformed URL is a 400 like any bad field; a well-formed one the guard refuses is TARGET_NOT_ALLOWED.
-      const problem = optionsProblem(ctx.input, !u.ok && u.kind === 'syntax' ? { field: 'url', message: u.reason } : undefined);
+    run: (ctx: RequestContext & Validated<ScrapeInput>): Effect.Effect<{ target: URL }, TargetNotAllowed | ProxyNotAvailable> => {
+      const problem = proxyProblem(ctx.input);
       if (problem !== undefined) return Effect.fail(problem);
+      const u = checkTargetUrl(ctx.input.url, options.egress);
       if (!u.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${u.reason}`, field: 'url', reason: u.reason }));
       return Effect.succeed({ target: u.url });
     },
   };
-
 
   const fetchStage = {
     name: 'fetch',
@@ -439,7 +464,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return out;
   };
 
-  return { optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape };
+  return { requestCheck, optionIssues, optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape };
 }
 
 export function createScrapeOperation(options: ScrapeOptions) {
@@ -449,7 +474,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     dependsOn: ['fetcher-http'],
     errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
     routes(host) {
-      const { precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
+      const { requestCheck, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
       const scrapeRoute = {
         method: 'POST' as const,
         path: '/v1/scrape',
@@ -463,7 +488,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
         handle: Pipeline.from<RequestContext>()
           .then(host.stages.auth)
           .then(host.stages.quota('scrape'))
-          .then(host.stages.validate(schema(ScrapeRequest)))
+          .then(host.stages.validate(schema(ScrapeRequest), requestCheck))
           .then(precheck)
           .then(host.stages.gate((i: ScrapeInput) => [
             ...(i.extract_contacts ? [{ feature: 'contacts', field: 'extract_contacts' }] : []),

@@ -70,7 +70,7 @@ export const toolsOperation = defineOperation({
       failures: [429, ...(tool.errors ?? []).map((e) => e.status)],
       handle: Pipeline.from<RequestContext>()
         .then(host.stages.clientQuota)
-        .then(host.stages.validate(tool.request))
+        .then(host.stages.validate(tool.request, tool.check))
         .handle((ctx) => invokeTool(tool, ctx)),
     }));
   },

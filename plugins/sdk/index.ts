@@ -7,7 +7,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BadRequest, type ErrorSpec, type FieldIssue } from '../../core/errors.js';
 export { errorSpec } from '../../core/errors.js';
 import type { OperationPlugin, ToolContext, ToolPlugin } from '../../core/plugin.js';
-import type { JsonSchema, Schema } from '../../core/schema.js';
+import type { JsonSchema, Schema, SemanticCheck } from '../../core/schema.js';
+export type { CheckIssue, SemanticCheck, Unchecked } from '../../core/schema.js';
 
 export { Type };
 export type { Static, TSchema };
@@ -58,6 +59,12 @@ export interface ToolDefinition<N extends string, Q extends TSchema, S extends T
   readonly errors?: readonly ErrorSpec[];
   readonly start?: () => Promise<void> | void;
   readonly stop?: () => Promise<void> | void;
+  /**
+   * Checks JSON Schema cannot express, run with the schema's own (the
+   * request's fields that passed it, any of them possibly missing), so one
+   * 400 names every problem. Return `{field, message}` issues; never throw.
+   */
+  readonly check?: SemanticCheck<Static<Q>>;
   run(input: Static<Q>, ctx: ToolContext): Static<S> | Promise<Static<S>>;
 }
 

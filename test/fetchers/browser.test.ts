@@ -399,6 +399,15 @@ describe('browser fetcher', () => {
     }
   });
 
+  it('answers a redirect to a scheme other than http(s) with TARGET_NOT_ALLOWED, as the plain fetcher does', async () => {
+    for (const to of ['ftp://example.com/file', 'gopher://example.com/', 'file:///etc/passwd', 'data:text/html,<p>x</p>']) {
+      const f = await failure(fetcher.fetch(request(`${target.origin}/redirect?to=${encodeURIComponent(to)}`)));
+      expect(f.code, to).toBe('TARGET_NOT_ALLOWED');
+      expect((f.fields.validation_errors as { field: string }[])[0]!.field).toBe('url');
+    }
+    expect(fetcher.stats().openPages).toBe(0);
+  });
+
   it('maps an unreachable target to TargetUnreachable', async () => {
     const closed = net.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

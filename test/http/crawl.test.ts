@@ -256,7 +256,8 @@ describe('POST /v1/crawl (embedded)', { timeout: 120_000 }, () => {
     const cases: [unknown, number, string, string[]][] = [
       [{}, 400, 'MISSING_PARAMETER', ['url']],
       [{ url: 'not a url' }, 400, 'MISSING_PARAMETER', ['url']],
-      [{ url: 'ftp://example.com/' }, 400, 'MISSING_PARAMETER', ['url']],
+      [{ url: 'ftp://example.com/' }, 400, 'TARGET_NOT_ALLOWED', ['url']],
+      [{ url: 'http://127.0.0.1:9/', callback_url: 'javascript:alert(1)' }, 400, 'TARGET_NOT_ALLOWED', ['callback_url']],
       [{ url: 'http://169.254.169.254/latest/meta-data/' }, 400, 'TARGET_NOT_ALLOWED', ['url']],
       [{ url: 'http://10.0.0.1/' }, 400, 'TARGET_NOT_ALLOWED', ['url']],
       [{ url: 'http://0x0a000001/' }, 400, 'TARGET_NOT_ALLOWED', ['url']],

@@ -89,7 +89,7 @@ describe('POST /v1/scrape/bulk with callback_url (embedded)', () => {
     expect(payload.data.results.map((x: { success: boolean }) => x.success)).toEqual([true, false, false, true, true]);
     expect(payload.data.results[0].result.meta_data.title).toBe('Simple page');
     expect(payload.data.results[1].error).toMatchObject({ code: 'TARGET_BLOCKED' });
-    expect(payload.data.results[2].error).toMatchObject({ code: 'MISSING_PARAMETER', validation_errors: [{ field: 'urls[2]' }] });
+    expect(payload.data.results[2].error).toMatchObject({ code: 'TARGET_NOT_ALLOWED', validation_errors: [{ field: 'urls[2]' }] });
     expect(payload.data.progress).toEqual({ total: 5, done: 5, succeeded: 3, failed: 2, pending: 0 });
     expect(payload.data.credits_used).toBe(12);
 
@@ -192,8 +192,8 @@ describe('POST /v1/scrape/bulk with callback_url (embedded)', () => {
       [null, 400, 'MISSING_PARAMETER', 'callback_url'],
       [['http://127.0.0.1/'], 400, 'MISSING_PARAMETER', 'callback_url'],
       ['not a url', 400, 'MISSING_PARAMETER', 'callback_url'],
-      ['ftp://127.0.0.1/hook', 400, 'MISSING_PARAMETER', 'callback_url'],
-      ['javascript:alert(1)', 400, 'MISSING_PARAMETER', 'callback_url'],
+      ['ftp://127.0.0.1/hook', 400, 'TARGET_NOT_ALLOWED', 'callback_url'],
+      ['javascript:alert(1)', 400, 'TARGET_NOT_ALLOWED', 'callback_url'],
       [`http://127.0.0.1/${'a'.repeat(2100)}`, 400, 'MISSING_PARAMETER', 'callback_url'],
       ['http://169.254.169.254/latest/meta-data/', 400, 'TARGET_NOT_ALLOWED', 'callback_url'],
       ['http://[::ffff:169.254.169.254]/', 400, 'TARGET_NOT_ALLOWED', 'callback_url'],

@@ -60,7 +60,7 @@ describe('POST /v1/scrape/bulk (synchronous)', () => {
     expect(r.body.results[0].result).toMatchObject({ status_code: 200, final_url: urls[0] });
     expect(r.body.results[0].result.meta_data.title).toBe('Simple page');
     expect(r.body.results[1].error).toMatchObject({ code: 'TARGET_BLOCKED', status_code: 403 });
-    expect(r.body.results[2].error).toMatchObject({ code: 'MISSING_PARAMETER', validation_errors: [{ field: 'urls[2]' }] });
+    expect(r.body.results[2].error).toMatchObject({ code: 'TARGET_NOT_ALLOWED', validation_errors: [{ field: 'urls[2]' }] });
     expect(r.body.results[2].attempts).toBe(0);
     expect(r.body.results[3].result.status_code).toBe(404);
     expect(r.body.results[4].error.code).toBe('TARGET_NOT_ALLOWED');
@@ -72,6 +72,7 @@ describe('POST /v1/scrape/bulk (synchronous)', () => {
     const a = await account(s.url, 'starter', 100);
     const none = await bulk(s.url, a.key, { urls: ['ftp://a/', 'http://169.254.169.254/latest/'] }); // metadata: refused even with private targets allowed
     expect(none.status).toBe(400);
+    expect(none.body.code).toBe('TARGET_NOT_ALLOWED');
     expect(none.body.validation_errors.map((v: { field: string }) => v.field)).toEqual(['urls[0]', 'urls[1]']);
     const cases: [unknown, string][] = [
       [{}, 'urls'],

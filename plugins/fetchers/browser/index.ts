@@ -489,10 +489,12 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
 
   /**
    * The main document redirected to a URL the egress guard refuses by its
-   * form (ftp:, file:, data:, javascript:, credentials): Chromium stops such
-   * a redirect itself (net::ERR_UNSAFE_REDIRECT, ERR_ABORTED) before the
-   * egress proxy sees it, so it is judged here, to answer TARGET_NOT_ALLOWED
-   * as the plain fetcher does, not TARGET_UNREACHABLE.
+   * form (ftp:, gopher:, credentials, ...): Chromium stops such a redirect
+   * itself (net::ERR_ABORTED) before the egress proxy sees it, so the 3xx is
+   * judged here, to answer TARGET_NOT_ALLOWED as the plain fetcher does, not
+   * TARGET_UNREACHABLE. A redirect to file: or data: shows no 3xx at all
+   * (net::ERR_UNSAFE_REDIRECT, see navFailure); one to javascript: aborts
+   * without a trace and stays TARGET_UNREACHABLE.
    */
   function refusedRedirect(response: Response | null): TargetNotAllowed | undefined {
     if (!response) return undefined;

@@ -14,10 +14,11 @@
 import { randomBytes } from 'node:crypto';
 import { Cause, Effect, Exit } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
-import { checkTargetUrl, type EgressPolicy } from '../../../core/egress.js';
-import { type ApiFailure, BadRequest, type FieldIssue, NotFound, ServiceUnavailable, TargetNotAllowed } from '../../../core/errors.js';
+import { type EgressPolicy, targetIssue } from '../../../core/egress.js';
+import { type ApiFailure, BadRequest, NotFound, ServiceUnavailable } from '../../../core/errors.js';
 import { JobFailure, type JobExecution, type JobView } from '../../../core/jobs.js';
 import { Pipeline } from '../../../core/pipeline.js';
+import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { SearchIndex } from '../../../core/search.js';
 import type { Validated } from '../../../core/stages.js';
 import { crawlPagePrice } from '../../../config/prices.js';
@@ -199,29 +200,34 @@ export function createCrawlOperation(options: CrawlOptions) {
       const base = (headers: Readonly<Record<string, string | undefined>>) =>
         headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '';
 
-      /** Every field JSON Schema cannot judge, at once; then the egress guard on the start URL and the callback. */
+      /**
+       * Every field JSON Schema cannot judge, at once, with the schema's own
+       * problems (the validate stage runs it over whatever passed the
+       * schema): the start URL and the callback (the egress guard: a refused
+       * one is TARGET_NOT_ALLOWED when nothing else is wrong), the globs, a
+       * browser for render_js.
+       */
+      const requestCheck = (i: Unchecked<CrawlInput>): CheckIssue[] => {
+        const issues: CheckIssue[] = [];
+        const target = targetIssue('url', i.url, options.egress);
+        if (target !== undefined) issues.push(target);
+        else if (i.url !== undefined && canonicalUrl(i.url) === undefined) issues.push({ field: 'url', message: 'must be an absolute http or https URL without credentials' });
+        (['include_paths', 'exclude_paths'] as const).forEach((field) => (i[field] ?? []).forEach((g, n) => {
+          const p = g === undefined ? undefined : globProblem(g);
+          if (p !== undefined) issues.push({ field: `${field}[${n}]`, message: p });
+        }));
+        const callback = targetIssue('callback_url', i.callback_url, options.egress);
+        if (callback !== undefined) issues.push(callback);
+        if (i.render_js === true && stages.optionsProblem({ render_js: true }) !== undefined) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
+        return issues;
+      };
+
+      /** After validation (requestCheck passed): the canonical start URL. */
       const precheck = {
         name: 'precheck',
         run: (ctx: RequestContext & Validated<CrawlInput>): Effect.Effect<{ start: string }, ApiFailure> => {
-          const i = ctx.input;
-          const issues: FieldIssue[] = [];
-          const target = checkTargetUrl(i.url, options.egress);
-          if (!target.ok && target.kind === 'syntax') issues.push({ field: 'url', message: target.reason });
-          const start = canonicalUrl(i.url);
-          if (target.ok && start === undefined) issues.push({ field: 'url', message: 'must be an absolute http or https URL without credentials' });
-          (['include_paths', 'exclude_paths'] as const).forEach((field) => (i[field] ?? []).forEach((g, n) => {
-            const p = globProblem(g);
-            if (p !== undefined) issues.push({ field: `${field}[${n}]`, message: p });
-          }));
-          const callback = i.callback_url === undefined ? undefined : checkTargetUrl(i.callback_url, options.egress);
-          if (callback !== undefined && !callback.ok && callback.kind === 'syntax') issues.push({ field: 'callback_url', message: callback.reason });
-          if (i.render_js && stages.optionsProblem({ render_js: true }) !== undefined) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
-          if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid crawl request', validationErrors: issues }));
-          if (!target.ok) return Effect.fail(new TargetNotAllowed({ message: `The target is not allowed: ${target.reason}`, field: 'url', reason: target.reason }));
-          if (callback !== undefined && !callback.ok) {
-            return Effect.fail(new TargetNotAllowed({ message: `The callback URL is not allowed: ${callback.reason}`, field: 'callback_url', reason: callback.reason }));
-          }
-          return Effect.succeed({ start: start! });
+          const start = canonicalUrl(ctx.input.url);
+          return start === undefined ? Effect.fail(BadRequest.of('url', 'must be an absolute http or https URL without credentials')) : Effect.succeed({ start });
         },
       };
 
@@ -246,7 +252,7 @@ export function createCrawlOperation(options: CrawlOptions) {
       const post = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota(CRAWL_OPERATION))
-        .then(host.stages.validate(schema(CrawlRequest)))
+        .then(host.stages.validate(schema(CrawlRequest), requestCheck))
         .then(precheck)
         .then(host.stages.reserve(CRAWL_OPERATION, (i: CrawlInput) => crawlPagePrice(i)))
         .then(submit)

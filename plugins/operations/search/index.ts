@@ -16,6 +16,7 @@ import type { RequestContext } from '../../../core/context.js';
 import { BadRequest, SearchUnavailable, type ApiFailure, type FieldIssue } from '../../../core/errors.js';
 import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
+import type { Unchecked } from '../../../core/schema.js';
 import {
   CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResponse, type ProviderResult,
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
@@ -100,11 +101,15 @@ export interface SearchOptions {
 
 export interface Warning { readonly provider: string; readonly code: string; readonly message: string }
 
-/** The checks JSON Schema cannot make, all reported at once; the parsed query when they pass. */
-function check(i: SearchInput): { issues: FieldIssue[]; query: ParsedQuery | undefined } {
+/**
+ * The checks JSON Schema cannot make, all reported at once; the parsed query
+ * when they pass. The validate stage runs it over whatever fields passed the
+ * schema, so any field may be missing.
+ */
+function check(i: Unchecked<SearchInput>): { issues: FieldIssue[]; query: ParsedQuery | undefined } {
   const issues: FieldIssue[] = [];
-  const parsed = parseQuery(i.query);
-  if (!parsed.ok) issues.push({ field: 'query', message: parsed.message });
+  const parsed = i.query === undefined ? undefined : parseQuery(i.query);
+  if (parsed !== undefined && !parsed.ok) issues.push({ field: 'query', message: parsed.message });
   if (i.country !== undefined) {
     const p = countryProblem(i.country);
     if (p !== undefined) issues.push({ field: 'country', message: p.replace(/^country /, '') });
@@ -113,7 +118,7 @@ function check(i: SearchInput): { issues: FieldIssue[]; query: ParsedQuery | und
     const p = languageProblem(i.language);
     if (p !== undefined) issues.push({ field: 'language', message: p });
   }
-  return { issues, query: parsed.ok ? parsed.query : undefined };
+  return { issues, query: parsed?.ok ? parsed.query : undefined };
 }
 
 export function searchFilters(i: SearchInput, now: number): SearchFilters {
@@ -184,6 +189,7 @@ export function createSearchOperation(options: SearchOptions) {
       }
       const providers = options.providers.map((id) => byId.get(id)!);
 
+      /** The parsed query, for the stages after (the validate stage has run the same checks, so this fails only on a bug). */
       const precheck = {
         name: 'precheck',
         run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ parsed: ParsedQuery }, BadRequest> => {
@@ -276,7 +282,7 @@ export function createSearchOperation(options: SearchOptions) {
         handle: Pipeline.from<RequestContext>()
           .then(host.stages.auth)
           .then(host.stages.quota('search'))
-          .then(host.stages.validate(schema(SearchRequest)))
+          .then(host.stages.validate(schema(SearchRequest), (i) => check(i).issues))
           .then(precheck)
           .then(host.stages.gate((i: SearchInput) => [...(i.include_contacts ? ['contacts' as const] : []), ...(i.include_social ? ['social' as const] : [])]))
           .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(i)))

@@ -6,7 +6,7 @@
 import {
   DecodingMode, decodeHTML, decodeXML, encodeHTML, encodeNonAsciiHTML, encodeXML, escapeUTF8,
 } from 'entities';
-import { defineTool, StrictObject, Type, invalid } from '../../sdk/index.js';
+import { type CheckIssue, defineTool, invalid, invalidMany, type Static, StrictObject, Type, type Unchecked } from '../../sdk/index.js';
 
 const MAX_INPUT = 262_144;
 /** Encoding can grow text ~25x (`&NotNestedGreaterGreater;`); refuse rather than answer megabytes. */
@@ -43,6 +43,29 @@ const DecodeModeSchema = Type.Union([Type.Literal('legacy'), Type.Literal('stric
     'strict needs the semicolon; attribute follows the attribute-value rule (legacy, except &name followed by = or an alphanumeric is left alone).',
 });
 
+const EntityRequest = StrictObject({
+  input: Type.String({ maxLength: MAX_INPUT, description: `The text to encode or decode (at most ${MAX_INPUT} characters).` }),
+  action: Type.Union([Type.Literal('encode'), Type.Literal('decode')], { default: 'encode', description: 'encode text to references, or decode references to text.' }),
+  level: Level,
+  mode: Type.Optional(ModeSchema),
+  decode_mode: Type.Optional(DecodeModeSchema),
+});
+
+/**
+ * Options that do not apply to the chosen action or level. The validate
+ * stage runs this over the fields that passed the schema (so one 400 names
+ * every problem); run() again, as a guard.
+ */
+function problems(i: Unchecked<Static<typeof EntityRequest>>): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  if (i.action === 'encode' && i.decode_mode !== undefined) issues.push({ field: 'decode_mode', message: 'applies only to action "decode"' });
+  if (i.action === 'decode' && i.mode !== undefined) issues.push({ field: 'mode', message: 'applies only to action "encode"' });
+  if (i.action === 'decode' && i.level === 'xml' && i.decode_mode !== undefined && i.decode_mode !== 'strict') {
+    issues.push({ field: 'decode_mode', message: 'XML references are always decoded strictly; omit decode_mode or use "strict"' });
+  }
+  return issues;
+}
+
 export default defineTool({
   name: 'tool-html-entity-encoder',
   slug: 'html-entity-encoder',
@@ -51,13 +74,7 @@ export default defineTool({
     'encode turns the characters that are special in HTML and XML (and optionally every non-ASCII or every referenceable character) into ' +
     'character references; decode turns named, decimal and hex references back into text following the HTML standard ' +
     '(invalid code points such as &#0; or surrogates become U+FFFD). Options that do not apply to the chosen action are refused.',
-  request: StrictObject({
-    input: Type.String({ maxLength: MAX_INPUT, description: `The text to encode or decode (at most ${MAX_INPUT} characters).` }),
-    action: Type.Union([Type.Literal('encode'), Type.Literal('decode')], { default: 'encode', description: 'encode text to references, or decode references to text.' }),
-    level: Level,
-    mode: Type.Optional(ModeSchema),
-    decode_mode: Type.Optional(DecodeModeSchema),
-  }),
+  request: EntityRequest,
   response: Type.Object({
     output: Type.String({ description: 'The encoded or decoded text.' }),
     action: Type.Union([Type.Literal('encode'), Type.Literal('decode')]),
@@ -75,9 +92,12 @@ export default defineTool({
       decode_mode: null,
     },
   },
-  run({ input, action, level, mode, decode_mode }) {
+  check: problems,
+  run(request) {
+    const issues = problems(request);
+    if (issues.length > 0) invalidMany(issues);
+    const { input, action, level, mode, decode_mode } = request;
     if (action === 'encode') {
-      if (decode_mode !== undefined) invalid('decode_mode', 'applies only to action "decode"');
       const m: Mode = mode ?? 'minimal';
       const output = ENCODERS[level][m](input);
       if (output.length > MAX_OUTPUT) {
@@ -85,11 +105,7 @@ export default defineTool({
       }
       return { output, action, level, mode: m, decode_mode: null };
     }
-    if (mode !== undefined) invalid('mode', 'applies only to action "encode"');
     if (level === 'xml') {
-      if (decode_mode !== undefined && decode_mode !== 'strict') {
-        invalid('decode_mode', 'XML references are always decoded strictly; omit decode_mode or use "strict"');
-      }
       return { output: decodeXML(input), action, level, mode: null, decode_mode: 'strict' as const };
     }
     const dm: DecodeMode = decode_mode ?? 'legacy';

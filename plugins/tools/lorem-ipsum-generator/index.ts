@@ -4,7 +4,7 @@
  * a seeded mulberry32 PRNG makes a given seed always give the same text.
  */
 import { Generator } from 'lorem-ipsum';
-import { defineTool, StrictObject, Type, invalid } from '../../sdk/index.js';
+import { type CheckIssue, defineTool, invalidMany, type Static, StrictObject, Type, type Unchecked } from '../../sdk/index.js';
 
 type Unit = 'words' | 'sentences' | 'paragraphs';
 
@@ -48,6 +48,38 @@ const Bounds = (what: string, per: string, min: number, max: number, def: { min:
 const UnitSchema = Type.Union([Type.Literal('words'), Type.Literal('sentences'), Type.Literal('paragraphs')]);
 const FormatSchema = Type.Union([Type.Literal('plain'), Type.Literal('html')]);
 
+const LoremRequest = StrictObject({
+  unit: Type.Union([Type.Literal('words'), Type.Literal('sentences'), Type.Literal('paragraphs')], { default: 'paragraphs', description: 'What count counts.' }),
+  count: Type.Integer({ minimum: 1, maximum: MAX_COUNT.words, default: 3, description: 'How many units: words 1..10000, sentences 1..1000, paragraphs 1..100.' }),
+  format: Type.Union([Type.Literal('plain'), Type.Literal('html')], { default: 'plain', description: 'plain text, or HTML <p> elements.' }),
+  start_with_lorem: Type.Boolean({ default: true, description: 'Begin with "Lorem ipsum dolor sit amet" (fewer words if the first sentence is shorter).' }),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: UINT32_MAX, description: 'Seed for reproducible text (0..4294967295). Omit for a random one.' })),
+  words_per_sentence: Bounds('words', 'sentence', 1, 100, DEFAULT_WPS),
+  sentences_per_paragraph: Bounds('sentences', 'paragraph', 1, 50, DEFAULT_SPP),
+});
+
+/**
+ * What the schema cannot check: count by unit, min over max, the worst case
+ * in words. The validate stage runs it over the fields that passed the
+ * schema (so one 400 names every problem); run() again, as a guard.
+ */
+function problems(i: Unchecked<Static<typeof LoremRequest>>): CheckIssue[] {
+  const issues: CheckIssue[] = [];
+  const { unit, count } = i;
+  if (unit !== undefined && count !== undefined && count > MAX_COUNT[unit]) issues.push({ field: 'count', message: `must be at most ${MAX_COUNT[unit]} for unit "${unit}"` });
+  const wps = { ...DEFAULT_WPS, ...i.words_per_sentence };
+  const spp = { ...DEFAULT_SPP, ...i.sentences_per_paragraph };
+  if (wps.min > wps.max) issues.push({ field: 'words_per_sentence', message: `min (${wps.min}) is greater than max (${wps.max})` });
+  if (spp.min > spp.max) issues.push({ field: 'sentences_per_paragraph', message: `min (${spp.min}) is greater than max (${spp.max})` });
+  if (issues.length === 0 && unit !== undefined && count !== undefined) {
+    const worst = unit === 'words' ? count : unit === 'sentences' ? count * wps.max : count * spp.max * wps.max;
+    if (worst > MAX_WORDS) {
+      issues.push({ field: 'count', message: `could produce up to ${worst} words, over the ${MAX_WORDS} limit; lower count or the per-sentence/per-paragraph maxima` });
+    }
+  }
+  return issues;
+}
+
 export default defineTool({
   name: 'tool-lorem-ipsum-generator',
   slug: 'lorem-ipsum-generator',
@@ -57,15 +89,7 @@ export default defineTool({
     '(or the whole text for words and sentences) in <p>...</p>, one per line. The same seed with the same options always ' +
     'gives the same text; without a seed a random one is chosen and returned so the text can be reproduced. ' +
     `A request whose worst case (count x sentences x words) exceeds ${MAX_WORDS} words is refused.`,
-  request: StrictObject({
-    unit: Type.Union([Type.Literal('words'), Type.Literal('sentences'), Type.Literal('paragraphs')], { default: 'paragraphs', description: 'What count counts.' }),
-    count: Type.Integer({ minimum: 1, maximum: MAX_COUNT.words, default: 3, description: 'How many units: words 1..10000, sentences 1..1000, paragraphs 1..100.' }),
-    format: Type.Union([Type.Literal('plain'), Type.Literal('html')], { default: 'plain', description: 'plain text, or HTML <p> elements.' }),
-    start_with_lorem: Type.Boolean({ default: true, description: 'Begin with "Lorem ipsum dolor sit amet" (fewer words if the first sentence is shorter).' }),
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: UINT32_MAX, description: 'Seed for reproducible text (0..4294967295). Omit for a random one.' })),
-    words_per_sentence: Bounds('words', 'sentence', 1, 100, DEFAULT_WPS),
-    sentences_per_paragraph: Bounds('sentences', 'paragraph', 1, 50, DEFAULT_SPP),
-  }),
+  request: LoremRequest,
   response: Type.Object({
     text: Type.String({ description: 'The generated text.' }),
     paragraphs: Type.Optional(Type.Array(Type.String(), { description: 'Each paragraph as plain text (unit paragraphs only).' })),
@@ -88,16 +112,13 @@ export default defineTool({
       character_count: 180,
     },
   },
-  run({ unit, count, format, start_with_lorem, seed: givenSeed, words_per_sentence, sentences_per_paragraph }) {
-    if (count > MAX_COUNT[unit]) invalid('count', `must be at most ${MAX_COUNT[unit]} for unit "${unit}"`);
+  check: problems,
+  run(input) {
+    const issues = problems(input);
+    if (issues.length > 0) invalidMany(issues);
+    const { unit, count, format, start_with_lorem, seed: givenSeed, words_per_sentence, sentences_per_paragraph } = input;
     const wps = { ...DEFAULT_WPS, ...words_per_sentence };
     const spp = { ...DEFAULT_SPP, ...sentences_per_paragraph };
-    if (wps.min > wps.max) invalid('words_per_sentence', `min (${wps.min}) is greater than max (${wps.max})`);
-    if (spp.min > spp.max) invalid('sentences_per_paragraph', `min (${spp.min}) is greater than max (${spp.max})`);
-    const worst = unit === 'words' ? count : unit === 'sentences' ? count * wps.max : count * spp.max * wps.max;
-    if (worst > MAX_WORDS) {
-      invalid('count', `could produce up to ${worst} words, over the ${MAX_WORDS} limit; lower count or the per-sentence/per-paragraph maxima`);
-    }
 
     const seed = givenSeed ?? Math.floor(Math.random() * (UINT32_MAX + 1));
     const gen = new Generator({ random: mulberry32(seed), words: WORDS, wordsPerSentence: wps, sentencesPerParagraph: spp });
