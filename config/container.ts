@@ -40,6 +40,7 @@ import type { SearchIndex } from '../core/search.js';
 import { FsBlobStore } from '../adapters/blob/fs/index.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
+import { researchPlugins } from './research.js';
 import { TOKENS } from './tokens.js';
 import { VERSION } from './version.js';
 
@@ -149,7 +150,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex))];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex)), ...researchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex), blobs)];
   } catch (e) {
     await closeAll();
     throw e;

@@ -42,6 +42,8 @@ export interface Settings {
   /** Absolute base URL for links the service hands out (screenshot_url); unset: from the request's Host. */
   readonly publicUrl: string | undefined;
   readonly screenshotTtlSeconds: number;
+  /** Seconds a research export_url works. */
+  readonly exportTtlSeconds: number;
   /** Chromium for render_js. */
   readonly chromiumPath: string;
   /** Pages rendering at once (the browser pool's bound). */
@@ -101,6 +103,7 @@ export const DEFAULTS: Settings = {
   proxies: undefined,
   publicUrl: undefined,
   screenshotTtlSeconds: 86_400,
+  exportTtlSeconds: 86_400,
   chromiumPath: '/usr/bin/chromium',
   browserPages: 4,
   jobs: 'auto',
@@ -138,6 +141,7 @@ export const ENV_VARS = {
   SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in the README). Unset: no proxies.',
   SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',
   SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
+  SCOUR_EXPORT_TTL: 'Seconds a research export_url works. Default 86400 (one day).',
   SCOUR_CHROMIUM_PATH: 'Chromium for render_js. Default /usr/bin/chromium (Debian package chromium).',
   SCOUR_BROWSER_PAGES: 'Pages rendering at once (the browser pool bound; more requests wait their turn). Default 4.',
   SCOUR_JOBS: 'Who runs asynchronous bulk jobs and webhooks: embedded (the API process, from its store), queue (scour worker processes fed by BullMQ on Redis; API processes only enqueue) or auto (queue when DATABASE_URL and REDIS_URL are both set, else embedded). Default auto.',
@@ -261,6 +265,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     proxies: str('SCOUR_PROXIES'),
     publicUrl,
     screenshotTtlSeconds: int('SCOUR_SCREENSHOT_TTL', 60, 30 * 86_400, DEFAULTS.screenshotTtlSeconds),
+    exportTtlSeconds: int('SCOUR_EXPORT_TTL', 60, 30 * 86_400, DEFAULTS.exportTtlSeconds),
     chromiumPath: str('SCOUR_CHROMIUM_PATH') ?? DEFAULTS.chromiumPath,
     browserPages: int('SCOUR_BROWSER_PAGES', 1, 64, DEFAULTS.browserPages),
     jobs,

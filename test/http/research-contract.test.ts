@@ -325,6 +325,24 @@ describe.each(CONFIGS)('POST /v1/research (%s)', (config) => {
     expect400(await research(base, k, { research_query: 'ok query', callback_url: 'not a url' }), 'callback_url');
   });
 
+  it('every problem of a request in one 400: schema and semantic together', async () => {
+    const r = await research(base, a.key, { research_query: '  ', max_sources: 0, timeframe: 'someday', entities: ['Acme', 'ACME'], citation_format: 'x', language: 'EN' });
+    expectErrorBody(r, 400, 'MISSING_PARAMETER');
+    const fields = (r.body.validation_errors as { field: string }[]).map((v) => v.field).sort();
+    expect(fields).toEqual(['citation_format', 'entities[1]', 'language', 'max_sources', 'research_query', 'timeframe']);
+    // One entry per enum field, listing the allowed values.
+    const cf = (r.body.validation_errors as { field: string; message: string }[]).filter((v) => v.field === 'citation_format');
+    expect(cf).toHaveLength(1);
+    expect(cf[0]!.message).toMatch(/apa.*mla.*chicago.*harvard.*ieee.*vancouver.*bibtex.*ris/);
+  });
+
+  it('a callback the egress guard refuses is 400 TARGET_NOT_ALLOWED before anything is stored or charged', async () => {
+    const acct = await account(base, 'unicorn', 50);
+    const r = await research(base, acct.key, { research_query: 'perovskite solar cells', callback_url: 'http://10.0.0.1/hook' });
+    expectErrorBody(r, 400, 'TARGET_NOT_ALLOWED');
+    expect(await remaining(base, acct.key)).toBe(50);
+  });
+
   it('unicode and odd questions are researched, not refused', async () => {
     for (const q of ['Perowskit-Solarzellen: Stabilität?', 'perovskite -solar "cells" site:example.com OR intitle:x', '钙钛矿 太阳能 perovskite', 'C++ (lang) perovskite']) {
       const r = await research(base, a.key, { research_query: q, analysis_depth: 'quick' });

@@ -21,15 +21,16 @@ import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
 import { checkTargetUrl, type EgressPolicy } from '../../../core/egress.js';
-import { type ApiFailure, BadRequest, NotFound, SearchUnavailable, TargetNotAllowed } from '../../../core/errors.js';
+import { type ApiFailure, NotFound, SearchUnavailable } from '../../../core/errors.js';
 import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
+import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { BlobStore } from '../../../core/ports.js';
 import type {
   AnalyserOutput, AnalyserPlugin, AnalysisSoFar, Corpus, ExporterPlugin, ResearchInput, ResearchPlan, ResearchReport, ResearchSource, TextAnalyzer,
 } from '../../../core/research.js';
 import type { SearchIndex, SearchProviderPlugin } from '../../../core/search.js';
-import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
+import type { Reserved } from '../../../core/stages.js';
 import { researchPrice } from '../../../config/prices.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import { scrapeStages, type ScrapeOptions } from '../scrape.js';
@@ -275,19 +276,16 @@ export function createResearchOperation(options: ResearchOptions) {
       if (missing.length > 0) throw new Error(`SCOUR_SEARCH_PROVIDERS names ${missing.join(', ')}, but no search-provider plugin has that id`);
       const s = researchStages(host, options);
 
-      const precheck = {
-        name: 'precheck',
-        run: (ctx: RequestContext & Validated<Input>): Effect.Effect<{ checked: true }, ApiFailure> => {
-          const i = ctx.input;
-          const issues = checkResearch(i, ctx.receivedAt);
-          if (i.export_format !== undefined && !s.exporters.has(i.export_format)) issues.push({ field: 'export_format', message: `no exporter for ${i.export_format} is installed on this server` });
-          if (i.export_format === 'pdf' && s.htmlToPdf === undefined) issues.push({ field: 'export_format', message: 'pdf needs the browser, which this server does not have (choose html, or install Chromium)' });
-          const cb = i.callback_url === undefined ? undefined : checkTargetUrl(i.callback_url, options.egress);
-          if (cb !== undefined && !cb.ok && cb.kind === 'syntax') issues.push({ field: 'callback_url', message: cb.reason });
-          if (issues.length > 0) return Effect.fail(new BadRequest({ message: 'Invalid research request', validationErrors: issues }));
-          if (cb !== undefined && !cb.ok) return Effect.fail(new TargetNotAllowed({ message: `The callback URL is not allowed: ${cb.reason}`, field: 'callback_url', reason: cb.reason }));
-          return Effect.succeed({ checked: true as const });
-        },
+      /** Every problem JSON Schema cannot see, merged with the schema's into one 400 (core/stages/validate.ts). */
+      const check = (i: Unchecked<Input>): CheckIssue[] => {
+        const issues: CheckIssue[] = checkResearch(i, Date.now());
+        if (typeof i.export_format === 'string' && !s.exporters.has(i.export_format)) issues.push({ field: 'export_format', message: `no exporter for ${i.export_format} is installed on this server` });
+        else if (i.export_format === 'pdf' && s.htmlToPdf === undefined) issues.push({ field: 'export_format', message: 'pdf needs the browser, which this server does not have (choose html, or install Chromium)' });
+        if (typeof i.callback_url === 'string') {
+          const cb = checkTargetUrl(i.callback_url, options.egress);
+          if (!cb.ok) issues.push({ field: 'callback_url', message: cb.reason, ...(cb.kind === 'syntax' ? {} : { refused: true }) });
+        }
+        return issues;
       };
 
       // A research that read nothing is answered but not charged.
@@ -302,8 +300,7 @@ export function createResearchOperation(options: ResearchOptions) {
       const front = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota(RESEARCH_OPERATION))
-        .then(host.stages.validate(schema(ResearchRequest)))
-        .then(precheck)
+        .then(host.stages.validate(schema(ResearchRequest), check))
         .then(host.stages.reserve(RESEARCH_OPERATION, (i: Input) => researchPrice(i)));
 
       // Asynchronous mode: the hold only proved the account can pay; the job charges when it finishes.

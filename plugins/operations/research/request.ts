@@ -10,6 +10,7 @@
  * (2024-01-01..2024-06-30).
  */
 import type { FieldIssue } from '../../../core/errors.js';
+import type { Unchecked } from '../../../core/schema.js';
 import {
   ANALYSIS_DEPTHS, ANALYSIS_TYPES, CITATION_FORMATS, EXPORT_FORMATS, SOURCE_TYPES, TIMEFRAMES, type ResearchInput, type TimeWindow,
 } from '../../../core/research.js';
@@ -140,30 +141,39 @@ export function parseTimeframe(raw: string, now: number): TimeWindow | string {
   return `must be one of ${Object.keys(NAMED).join(', ')}, a year (2023), years (2019-2023) or dates (2024-01-01..2024-06-30)`;
 }
 
-/** Every problem JSON Schema cannot see, at once. */
-export function checkResearch(i: ResearchInput, now: number): FieldIssue[] {
+/**
+ * Every problem JSON Schema cannot see, at once. Runs over the fields the
+ * schema accepted (the others are undefined here), so one 400 names every
+ * problem of a request.
+ */
+export function checkResearch(i: Unchecked<ResearchInput>, now: number): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const q = i.research_query.trim();
-  if (q.length < 3) issues.push({ field: 'research_query', message: 'must hold at least 3 characters besides spaces' });
-  else if (q.length > 1000) issues.push({ field: 'research_query', message: 'must be at most 1000 characters after trimming' });
-  if (hasLoneSurrogate(i.research_query)) issues.push({ field: 'research_query', message: 'contains a lone surrogate, which has no UTF-8 encoding' });
-  if (!/[\p{L}\p{N}]/u.test(i.research_query)) issues.push({ field: 'research_query', message: 'must contain a letter or a digit' });
-  if (i.timeframe !== undefined) {
+  const raw = i.research_query;
+  if (typeof raw === 'string') {
+    const q = raw.trim();
+    if (q.length < 3) issues.push({ field: 'research_query', message: 'must hold at least 3 characters besides spaces' });
+    else if (q.length > 1000) issues.push({ field: 'research_query', message: 'must be at most 1000 characters after trimming' });
+    if (hasLoneSurrogate(raw)) issues.push({ field: 'research_query', message: 'contains a lone surrogate, which has no UTF-8 encoding' });
+    else if (q.length >= 3 && !/[\p{L}\p{N}]/u.test(raw)) issues.push({ field: 'research_query', message: 'must contain a letter or a digit' });
+  }
+  if (typeof i.timeframe === 'string') {
     const w = parseTimeframe(i.timeframe, now);
     if (typeof w === 'string') issues.push({ field: 'timeframe', message: w });
   }
-  if (i.language !== undefined) {
+  if (typeof i.language === 'string') {
     const p = languageProblem(i.language);
     if (p !== undefined) issues.push({ field: 'language', message: p });
   }
-  const lists: [string, readonly string[] | undefined][] = [['entities', i.entities], ['focus_areas', i.focus_areas], ['geographic_focus', i.geographic_focus]];
+  const lists: [string, readonly (string | undefined)[] | undefined][] = [['entities', i.entities], ['focus_areas', i.focus_areas], ['geographic_focus', i.geographic_focus]];
   for (const [field, list] of lists) {
     const seen = new Set<string>();
     (list ?? []).forEach((v, n) => {
-      if (v.trim() === '') issues.push({ field: `${field}[${n}]`, message: 'must not be blank' });
-      else if (hasLoneSurrogate(v)) issues.push({ field: `${field}[${n}]`, message: 'contains a lone surrogate' });
-      else if (seen.has(v.trim().toLowerCase())) issues.push({ field: `${field}[${n}]`, message: 'repeats an earlier value' });
-      seen.add(v.trim().toLowerCase());
+      if (typeof v !== 'string') return;
+      const key = v.trim().toLowerCase();
+      if (key === '') issues.push({ field: `${field}[${n}]`, message: 'must not be blank' });
+      else if (hasLoneSurrogate(v)) issues.push({ field: `${field}[${n}]`, message: 'contains a lone surrogate, which has no UTF-8 encoding' });
+      else if (seen.has(key)) issues.push({ field: `${field}[${n}]`, message: 'repeats an earlier value' });
+      seen.add(key);
     });
   }
   return issues;
