@@ -167,8 +167,14 @@ export function buildReferences(report: ResearchReport): { readonly refs: readon
     const s = sources.get(id);
     return truncate(s ? (s.title || s.domain || id) : id, 200);
   };
+  // [n] is the source's own number (src_3 is [3]) everywhere in a report: the summary, a model's
+  // rewrite and IEEE/Vancouver citations use it too. Ids of another form are numbered after them.
+  const numbered = [...sources.keys(), ...asArray(report.citations).filter(isRecord).map((c) => str(c.source_id) ?? '')]
+    .map((id) => /^src_(\d{1,6})$/.exec(id)?.[1]).filter((x): x is string => x !== undefined).map(Number);
+  let next = Math.max(0, ...numbered) + 1;
   const add = (sourceId: string, url: string | null, lines: string[]) => {
-    const ref: Ref = { n: refs.length + 1, sourceId, url, label: labelOf(sourceId), lines };
+    const own = /^src_(\d{1,6})$/.exec(sourceId)?.[1];
+    const ref: Ref = { n: own !== undefined ? Number(own) : next++, sourceId, url, label: labelOf(sourceId), lines };
     refs.push(ref);
     if (!bySource.has(sourceId)) bySource.set(sourceId, ref);
     return ref;
@@ -195,6 +201,7 @@ export function buildReferences(report: ResearchReport): { readonly refs: readon
       if (isRecord(e) && str(e.source_id)) ensure(e.source_id as string);
     }
   }
+  refs.sort((a, b) => a.n - b.n);
   return { refs, bySource };
 }
 
@@ -389,7 +396,7 @@ export function layoutReport(report: ResearchReport): ReportDocument {
   const ensure = (id: string): Ref => {
     let r = extra.get(id);
     if (!r) {
-      r = { n: refs.length + extra.size + 1, sourceId: id, url: null, label: truncate(inline(id), 200), lines: [inline(id)] };
+      r = { n: Math.max(0, ...refs.map((x) => x.n), ...[...extra.values()].map((x) => x.n)) + 1, sourceId: id, url: null, label: truncate(inline(id), 200), lines: [inline(id)] };
       extra.set(id, r);
     }
     return r;

@@ -167,10 +167,10 @@ ER  - `,
     });
   }
 
-  it('the position numbers ieee and vancouver entries, whatever order the list has', () => {
+  it('ieee and vancouver entries carry the source\'s own number (src_3 is [3], as the report\'s [n] markers say), whatever order the list has', () => {
     const views = formatCitations([webpage, journal], 'ieee');
-    expect(views[0]!.text.startsWith('[1] “About us,”')).toBe(true);
-    expect(views[1]!.text.startsWith('[2] J. Jumper and R. Evans,')).toBe(true);
+    expect(views[0]!.text.startsWith('[3] “About us,”')).toBe(true);
+    expect(views[1]!.text.startsWith('[1] J. Jumper and R. Evans,')).toBe(true);
     expect(formatCitation(journal, 'vancouver', 7).startsWith('7. Jumper J, Evans R.')).toBe(true);
   });
 

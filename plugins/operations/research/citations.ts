@@ -480,5 +480,6 @@ export function warmCitations(formats: readonly CitationFormat[] = Object.keys(C
 
 /** Citations of the sources in their order: `[n]` / `n.` of ieee and vancouver is the position in this list. */
 export function formatCitations(sources: readonly ResearchSource[], format: CitationFormat): CitationView[] {
-  return sources.map((s, i) => ({ source_id: s.id, url: s.url, format, text: formatCitation(s, format, i + 1) }));
+  // Numbered styles (IEEE, Vancouver) use the source's own number, so [3] means src_3 throughout a report.
+  return sources.map((s, i) => ({ source_id: s.id, url: s.url, format, text: formatCitation(s, format, Number(/^src_(\d+)$/.exec(s.id)?.[1] ?? i + 1)) }));
 }
