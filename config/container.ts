@@ -241,6 +241,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     metrics: c.resolve<Metrics>(TOKENS.Metrics),
     logger,
     bodyLimit: settings.bodyLimit,
+    corsOrigins: settings.corsOrigins,
   });
   c.register(TOKENS.HttpApp, { useValue: app });
 
@@ -249,7 +250,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   }
   const server: HttpServer = settings.httpAdapter === 'node'
     ? new NodeHttpServer(app, { trustProxy: settings.trustProxy })
-    : new UwsServer(app, { trustProxy: settings.trustProxy });
+    : new UwsServer(app, { trustProxy: settings.trustProxy, reusePort: settings.reusePort });
   c.register(TOKENS.HttpServer, { useValue: server });
 
   let stopped = false;

@@ -16,6 +16,10 @@ export interface Settings {
   readonly toolsRateLimit: { readonly limit: number; readonly windowSeconds: number };
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: boolean;
+  /** Let several uWS processes share the port (SO_REUSEPORT); off: a port already taken stops start-up (LISTEN_FAILED). */
+  readonly reusePort: boolean;
+  /** Exact origins (scheme://host[:port], lower case, default ports left out) whose browser scripts may call every route. */
+  readonly corsOrigins: readonly string[];
   readonly upgradeUrl: string;
   /** PostgreSQL for accounts, keys and the ledger; unset = the embedded SQLite file in dataDir. */
   readonly databaseUrl: string | undefined;
@@ -91,6 +95,8 @@ export const DEFAULTS: Settings = {
   toolsRateLimit: { limit: 120, windowSeconds: 60 },
   shutdownTimeoutMs: 10_000,
   trustProxy: false,
+  reusePort: false,
+  corsOrigins: [],
   upgradeUrl: '/dashboard/billing',
   databaseUrl: undefined,
   redisUrl: undefined,
@@ -129,6 +135,8 @@ export const ENV_VARS = {
   SCOUR_TOOLS_RATE_WINDOW: 'That window in seconds. Default 60.',
   SCOUR_SHUTDOWN_TIMEOUT: 'Seconds to let in-flight requests finish after SIGTERM. Default 10.',
   SCOUR_TRUST_PROXY: 'true to take the client IP from X-Forwarded-For (only behind your own proxy). Default false.',
+  SCOUR_REUSE_PORT: 'true lets several scour serve processes (uws adapter) listen on the same PORT, the kernel spreading connections among them. Default false: a port already taken stops start-up (LISTEN_FAILED).',
+  SCOUR_CORS_ORIGINS: 'Comma-separated exact origins (https://app.example.com) whose browser scripts may call the authenticated routes (CORS). Default none; the developer tools allow every origin.',
   SCOUR_UPGRADE_URL: 'Relative billing path sent as upgrade_url on plan and rate errors. Default /dashboard/billing.',
   DATABASE_URL: 'postgres:// URL: accounts, keys and the credit ledger in PostgreSQL (shared by several processes). Unset: SQLite file scour.db in SCOUR_DATA_DIR.',
   REDIS_URL: 'redis:// URL: rate limits and concurrency slots in Redis (shared by several processes). Unset: in process.',
@@ -238,6 +246,19 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     else if (new Set(searchProviders).size !== searchProviders.length) issues.push(`SCOUR_SEARCH_PROVIDERS names a provider twice (got ${JSON.stringify(providersRaw)})`);
     if (searchProviders.includes('searxng') && searxngUrl === undefined) issues.push('SCOUR_SEARCH_PROVIDERS names searxng but SEARXNG_URL is not set');
   }
+  const corsRaw = str('SCOUR_CORS_ORIGINS');
+  const corsOrigins: string[] = [];
+  for (const raw of (corsRaw ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0)) {
+    // What a browser sends in Origin: scheme and host in lower case, no path, the default port left out.
+    const m = /^(https?):\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\d{1,5}))?\/?$/i.exec(raw);
+    if (m === null || Number(m[3] ?? 0) > 65535) {
+      issues.push(`SCOUR_CORS_ORIGINS must list origins such as https://app.example.com (scheme, host, optional port; no path, no *) (got ${JSON.stringify(raw)})`);
+      continue;
+    }
+    const scheme = m[1]!.toLowerCase();
+    const port = m[3] === undefined || (scheme === 'https' && m[3] === '443') || (scheme === 'http' && m[3] === '80') ? '' : `:${Number(m[3])}`;
+    corsOrigins.push(`${scheme}://${m[2]!.toLowerCase()}${port}`);
+  }
   const pluginPaths = (str('SCOUR_PLUGINS') ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
 
   const settings: Settings = {
@@ -253,6 +274,8 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     },
     shutdownTimeoutMs: int('SCOUR_SHUTDOWN_TIMEOUT', 0, 3600, DEFAULTS.shutdownTimeoutMs / 1000) * 1000,
     trustProxy: bool('SCOUR_TRUST_PROXY', DEFAULTS.trustProxy),
+    reusePort: bool('SCOUR_REUSE_PORT', DEFAULTS.reusePort),
+    corsOrigins,
     upgradeUrl,
     databaseUrl,
     redisUrl,
@@ -278,6 +301,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     searchProviderTimeoutMs: int('SCOUR_SEARCH_PROVIDER_TIMEOUT', 1, 60, DEFAULTS.searchProviderTimeoutMs / 1000) * 1000,
     indexScrapes: bool('SCOUR_INDEX_SCRAPES', DEFAULTS.indexScrapes),
   };
+  if (settings.reusePort && settings.httpAdapter === 'node') issues.push('SCOUR_REUSE_PORT=true needs SCOUR_HTTP_ADAPTER=uws (node:http on Node 20 cannot share a port)');
   if (issues.length > 0) throw new ConfigError(issues);
   return settings;
 }

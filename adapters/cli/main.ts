@@ -39,7 +39,14 @@ async function serve(): Promise<void> {
   const settings = loadSettings();
   const { createScour } = await import('../../config/container.js');
   const scour = await createScour({ settings });
-  const { url } = await scour.start();
+  let url: string;
+  try {
+    ({ url } = await scour.start());
+  } catch (e) {
+    // A taken port (LISTEN_FAILED): close what was opened, then main() prints the one line.
+    await scour.stop().catch(() => undefined);
+    throw e;
+  }
   scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
   await warnIfNoChromium(scour.logger, settings.chromiumPath);
   const stopping = onSignals(scour.logger, () => scour.stop(), 'finishing in-flight requests');
@@ -204,7 +211,7 @@ main(process.argv.slice(2)).catch((e: unknown) => {
     process.stderr.write(`scour: ${e.message}\n\n${usageHelp}`);
     process.exit(2);
   }
-  if (e instanceof CommandError) {
+  if (e instanceof CommandError || (e instanceof Error && (e as { code?: unknown }).code === 'LISTEN_FAILED')) {
     process.stderr.write(`scour: ${e.message}\n`);
     process.exit(1);
   }

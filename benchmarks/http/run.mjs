@@ -14,12 +14,24 @@
 // size (see usage-setup.mjs for the accounts, database and prefix it makes
 // and removes).
 //
+// The compression rows measure what response compression costs: Scour over
+// uWS answering GET /v1/openapi.json (a static document: its compressed
+// form is reused) and a 40 KB lorem-ipsum tool answer (unique per request:
+// compressed every time) without Accept-Encoding, with gzip and with br.
+// Besides throughput, every row reports the server's CPU time per request,
+// read from /proc (user + system, all threads, the zlib thread pool
+// included), and the bytes of one answer.
+//
 // Settings: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, default 2),
-// BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100); for the shared
-// usage target, BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
-// and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+// BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100); BENCH_ONLY, a
+// comma-separated subset of the groups tools, usage, compression (default
+// all; a subset writes benchmarks/results/http-<groups>.json instead of
+// http.json); for the shared usage target, BENCH_PG_ADMIN_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres) and BENCH_REDIS_URL (default
+// redis://127.0.0.1:6379).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +44,19 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const PATH = '/v1/tools/uuid-generator';
 const USAGE_PATH = '/v1/usage';
+const GROUPS = ['tools', 'usage', 'compression'];
+const only = (process.env.BENCH_ONLY ?? GROUPS.join(',')).split(',').map((g) => g.trim()).filter(Boolean);
+for (const g of only) {
+  if (!GROUPS.includes(g)) {
+    console.error(`BENCH_ONLY: unknown group ${g} (groups: ${GROUPS.join(', ')})`);
+    process.exit(1);
+  }
+}
+const runs = (group) => only.includes(group);
+const OPENAPI_PATH = '/v1/openapi.json';
+const LOREM_PATH = '/v1/tools/lorem-ipsum-generator';
+/** About 40 KB of JSON, the same text every time (seeded), with a new request_id: compressed on every request. */
+const LOREM_BODY = '{"unit":"words","count":6000,"seed":1}';
 
 function has(cmd) {
   try {
@@ -70,7 +95,30 @@ const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST
 const luaPath = join(root, 'benchmarks/http/post-empty.lua');
 writeFileSync(luaPath, 'wrk.method = "POST"\nwrk.body = "{}"\nwrk.headers["Content-Type"] = "application/json"\n');
 
-const usage = await setupUsage(root, scourEnv);
+/** A wrk script: method, optional body and Content-Type, optional Accept-Encoding. */
+function luaFile(name, { method, body, encoding }) {
+  const path = join(root, `benchmarks/http/${name}.lua`);
+  const lines = [`wrk.method = "${method}"`];
+  if (body !== undefined) lines.push(`wrk.body = '${body}'`, 'wrk.headers["Content-Type"] = "application/json"');
+  if (encoding !== undefined) lines.push(`wrk.headers["Accept-Encoding"] = "${encoding}"`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/** One raw request (no decoding): status, Content-Encoding and the bytes on the wire. */
+function rawRequest(port, method, path, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (d) => (bytes += d.length));
+      res.on('end', () => resolve({ status: res.statusCode, encoding: res.headers['content-encoding'], bytes }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const usage = runs('usage') ? await setupUsage(root, scourEnv) : { cleanup: async () => {}, bare: {}, embedded: {}, shared: {} };
 let current = null;
 let cleaning = null;
 const cleanup = () => (cleaning ??= usage.cleanup());
@@ -99,17 +147,38 @@ const usageLoad = ({ key, lua }) => ({
   },
 });
 
-const targets = [
-  { id: 'bare_uws', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: postLoad },
-  { id: 'ideal_uws', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {}, load: postLoad },
-  { id: 'scour_uws', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' }, load: postLoad },
-  { id: 'scour_node', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' }, load: postLoad },
-  { id: 'fastify', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {}, load: postLoad },
+/** A compression row: what wrk sends, and a probe that checks the coding the server chose. */
+const compressionLoad = ({ name, method, path, body, encoding }) => {
+  const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(encoding !== undefined ? { 'accept-encoding': encoding } : {}) };
+  return {
+    method, path, lua: luaFile(name, { method, body, encoding }), group: 'compression', encoding: encoding ?? 'none',
+    probe: async (port) => {
+      const r = await rawRequest(port, method, path, headers, body);
+      if (r.status !== 200 || r.encoding !== encoding) throw new Error(`bad answer ${r.status} content-encoding ${r.encoding}`);
+    },
+    bytes: async (port) => (await rawRequest(port, method, path, headers, body)).bytes,
+  };
+};
+
+const scourUws = { ...scourEnv, SCOUR_HTTP_ADAPTER: 'uws' };
+const allTargets = [
+  { id: 'bare_uws', group: 'tools', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: postLoad },
+  { id: 'ideal_uws', group: 'tools', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {}, load: postLoad },
+  { id: 'scour_uws', group: 'tools', name: 'Scour over uWS', args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: postLoad },
+  { id: 'scour_node', group: 'tools', name: 'Scour over node:http', args: ['dist/adapters/cli/main.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' }, load: postLoad },
+  { id: 'fastify', group: 'tools', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {}, load: postLoad },
   // The usage rows, the bare GET placed right before the two it is paired with.
-  { id: 'bare_uws_get', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: usageLoad(usage.bare) },
-  { id: 'scour_usage_embedded', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.embedded.env, load: usageLoad(usage.embedded) },
-  { id: 'scour_usage_shared', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: usageLoad(usage.shared) },
+  { id: 'bare_uws_get', group: 'usage', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: runs('usage') && usageLoad(usage.bare) },
+  { id: 'scour_usage_embedded', group: 'usage', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.embedded.env, load: runs('usage') && usageLoad(usage.embedded) },
+  { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared) },
+  // Compression: each compressed row right after the uncompressed one it is paired with.
+  { id: 'openapi_identity', group: 'compression', name: `GET ${OPENAPI_PATH}, uncompressed`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-identity', method: 'GET', path: OPENAPI_PATH }) },
+  { id: 'openapi_br', group: 'compression', name: `GET ${OPENAPI_PATH}, br (reused)`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-br', method: 'GET', path: OPENAPI_PATH, encoding: 'br' }) },
+  { id: 'lorem_identity', group: 'compression', name: 'POST lorem-ipsum 6000 words, uncompressed', args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'lorem-identity', method: 'POST', path: LOREM_PATH, body: LOREM_BODY }) },
+  { id: 'lorem_gzip', group: 'compression', name: 'POST lorem-ipsum 6000 words, gzip', args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'lorem-gzip', method: 'POST', path: LOREM_PATH, body: LOREM_BODY, encoding: 'gzip' }) },
+  { id: 'lorem_br', group: 'compression', name: 'POST lorem-ipsum 6000 words, br', args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'lorem-br', method: 'POST', path: LOREM_PATH, body: LOREM_BODY, encoding: 'br' }) },
 ];
+const targets = allTargets.filter((t) => runs(t.group));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -136,17 +205,36 @@ async function startServer(target, port) {
 
 const toMs = (v, unit) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc; NaN where there is no /proc. */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14 and 15 of the line)
+  } catch {
+    return NaN;
+  }
+}
+
 function wrk(port, seconds, load) {
   const [cmd, ...pre] = [...loadPin, 'wrk'];
   const out = execFileSync(cmd, [...pre, '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', load.lua, `http://127.0.0.1:${port}${load.path}`], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const pct = (p) => {
     const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     return m ? toMs(m[1], m[2]) : NaN;
   };
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const errors = /Socket errors:(.*)/.exec(out)?.[1]?.trim() ?? null;
-  return { rps, p50: pct(50), p99: pct(99), non2xx, errors };
+  return { rps, requests, p50: pct(50), p99: pct(99), non2xx, errors };
 }
 
 const samples = Object.fromEntries(targets.map((t) => [t.id, []]));
@@ -158,11 +246,14 @@ try {
       const child = await startServer(t, port);
       try {
         if (warmup > 0) wrk(port, warmup, t.load);
+        const cpu0 = cpuSeconds(child.pid);
         const s = wrk(port, duration, t.load);
+        s.cpu_us = ((cpuSeconds(child.pid) - cpu0) / s.requests) * 1e6;
+        if (t.load.bytes) s.bytes = await t.load.bytes(port);
         if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
         samples[t.id].push(s);
-        const label = `${t.load.method} ${t.load === postLoad ? '' : `${t.load.path} `}${t.name}`;
-        console.log(`round ${r}/${rounds}  ${label.padEnd(40)} ${Math.round(s.rps).toString().padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+        const label = `${t.load.method} ${t.load === postLoad || t.load.group === 'compression' ? '' : `${t.load.path} `}${t.name}`;
+        console.log(`round ${r}/${rounds}  ${label.padEnd(40)} ${Math.round(s.rps).toString().padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms  ${s.cpu_us.toFixed(1)} µs CPU/req`);
       } finally {
         child.kill('SIGKILL');
         current = null;
@@ -176,10 +267,14 @@ try {
 
 const median = (xs) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)];
 const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const results = targets.map((t) => ({ id: t.id, name: t.name, method: t.load.method, path: t.load.path, ...median(samples[t.id]), samples: samples[t.id].map((s) => Math.round(s.rps)) }));
-const by = Object.fromEntries(results.map((r) => [r.id, r]));
-/** Median over rounds of a/b measured in the same round. */
-const paired = (a, b) => medianOf(samples[a].map((s, i) => s.rps / samples[b][i].rps));
+const results = targets.map((t) => ({
+  id: t.id, group: t.group, name: t.name, method: t.load.method, path: t.load.path, encoding: t.load.encoding, ...median(samples[t.id]),
+  cpu_us: medianOf(samples[t.id].map((s) => s.cpu_us)), samples: samples[t.id].map((s) => Math.round(s.rps)),
+}));
+/** Median over rounds of a/b measured in the same round (NaN when a group did not run). */
+const paired = (a, b) => (samples[a]?.length && samples[b]?.length ? medianOf(samples[a].map((s, i) => s.rps / samples[b][i].rps)) : NaN);
+/** The same for CPU per request. */
+const pairedCpu = (a, b) => (samples[a]?.length && samples[b]?.length ? medianOf(samples[a].map((s, i) => s.cpu_us / samples[b][i].cpu_us)) : NaN);
 const ratios = {
   scour_uws_vs_bare_uws: paired('scour_uws', 'bare_uws'),
   scour_uws_vs_fastify: paired('scour_uws', 'fastify'),
@@ -191,30 +286,54 @@ const ratios = {
   scour_usage_shared_vs_bare_uws_get: paired('scour_usage_shared', 'bare_uws_get'),
   scour_usage_shared_vs_embedded: paired('scour_usage_shared', 'scour_usage_embedded'),
   bare_uws_get_vs_bare_uws: paired('bare_uws_get', 'bare_uws'),
+  openapi_br_vs_identity: paired('openapi_br', 'openapi_identity'),
+  lorem_gzip_vs_identity: paired('lorem_gzip', 'lorem_identity'),
+  lorem_br_vs_identity: paired('lorem_br', 'lorem_identity'),
+  openapi_br_cpu_vs_identity: pairedCpu('openapi_br', 'openapi_identity'),
+  lorem_gzip_cpu_vs_identity: pairedCpu('lorem_gzip', 'lorem_identity'),
+  lorem_br_cpu_vs_identity: pairedCpu('lorem_br', 'lorem_identity'),
 };
-const targetsMet = {
-  'Scour/uWS >= 70% of bare uWS': ratios.scour_uws_vs_bare_uws >= 0.7,
-  'Scour/uWS >= 1.5x Fastify': ratios.scour_uws_vs_fastify >= 1.5,
-  'Scour GET /v1/usage (embedded) >= 40% of bare uWS': ratios.scour_usage_embedded_vs_bare_uws_get >= 0.4,
-};
+const targetsMet = Object.fromEntries(Object.entries({
+  'Scour/uWS >= 70% of bare uWS': runs('tools') && ratios.scour_uws_vs_bare_uws >= 0.7,
+  'Scour/uWS >= 1.5x Fastify': runs('tools') && ratios.scour_uws_vs_fastify >= 1.5,
+  'Scour GET /v1/usage (embedded) >= 40% of bare uWS': runs('usage') && ratios.scour_usage_embedded_vs_bare_uws_get >= 0.4,
+}).filter(([k]) => runs(k.includes('/v1/usage') ? 'usage' : 'tools')));
+const baselineOf = { openapi_br: 'openapi_identity', lorem_gzip: 'lorem_identity', lorem_br: 'lorem_identity' };
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const lines = [
   '',
-  `POST ${PATH} (body {}), wrk -t1 -c${connections} -d${duration}s, ${rounds} interleaved rounds, ${pin ? 'server on core 0, wrk on core 1' : 'unpinned'}`,
-  'requests/s, p50, p99: the median round; ratios: median of same-round ratios',
-  '',
-  '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify | rounds (req/s) |',
-  '|---|---:|---:|---:|---:|---:|---|',
-  ...results.filter((r) => r.method === 'POST').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
-  '',
-  `GET ${USAGE_PATH} with "Authorization: Bearer <key>" (plan ${USAGE_PLAN}, usage rate limit lifted), same rounds; the ceiling answers a fixed ${USAGE_PATH}-shaped body without auth`,
-  '',
-  '| server | path | requests/s | p50 ms | p99 ms | vs bare uWS GET | rounds (req/s) |',
-  '|---|---|---:|---:|---:|---:|---|',
-  ...results.filter((r) => r.method === 'GET').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
-  '',
-  `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (no target)`,
+  `wrk -t1 -c${connections} -d${duration}s, ${rounds} interleaved rounds, ${pin ? 'server on core 0, wrk on core 1' : 'unpinned'}`,
+  'requests/s, p50, p99, CPU: the median round; ratios: median of same-round ratios',
+  ...(runs('tools') ? [
+    '',
+    `POST ${PATH} (body {})`,
+    '',
+    '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify | rounds (req/s) |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...results.filter((r) => r.group === 'tools').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
+  ] : []),
+  ...(runs('usage') ? [
+    '',
+    `GET ${USAGE_PATH} with "Authorization: Bearer <key>" (plan ${USAGE_PLAN}, usage rate limit lifted), same rounds; the ceiling answers a fixed ${USAGE_PATH}-shaped body without auth`,
+    '',
+    '| server | path | requests/s | p50 ms | p99 ms | vs bare uWS GET | rounds (req/s) |',
+    '|---|---|---:|---:|---:|---:|---|',
+    ...results.filter((r) => r.group === 'usage').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
+    '',
+    `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (no target)`,
+  ] : []),
+  ...(runs('compression') ? [
+    '',
+    'Response compression, Scour over uWS; CPU: server CPU time (all threads) per request',
+    '',
+    '| answer | Accept-Encoding | bytes | requests/s | p50 ms | p99 ms | CPU µs/req | throughput vs uncompressed | CPU vs uncompressed |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.filter((r) => r.group === 'compression').map((r) => {
+      const base = baselineOf[r.id];
+      return `| ${r.name} | ${r.encoding} | ${fmt(r.bytes)} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpu_us.toFixed(1)} | ${base ? `${(paired(r.id, base) * 100).toFixed(0)}%` : ''} | ${base ? `${pairedCpu(r.id, base).toFixed(2)}x` : ''} |`;
+    }),
+  ] : []),
   '',
   ...Object.entries(targetsMet).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`),
 ];
@@ -234,11 +353,20 @@ const out = {
       embedded: 'SQLite in a fresh data dir, in-process limiter', shared: 'fresh PostgreSQL database, Redis with a unique key prefix (both removed after the run)',
       ceiling: `bare uWS answering a fixed ${USAGE_PATH}-shaped JSON body, no auth`,
     },
+    compression: {
+      server: 'Scour over uWS (SCOUR_HTTP_ADAPTER=uws)', openapi: `GET ${OPENAPI_PATH}`, lorem: `POST ${LOREM_PATH} ${LOREM_BODY}`,
+      cpu: 'user + system CPU of the server process (all threads) during the measured run, divided by its requests (/proc/<pid>/stat)',
+    },
   },
-  results: results.map(({ id, name, method, path, rps, p50, p99, samples: s }) => ({ id, name, method, path, requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, round_rps: s })),
+  groups: only,
+  results: results.map(({ id, group, name, method, path, encoding, rps, p50, p99, cpu_us, bytes, samples: s }) => ({
+    id, group, name, method, path, ...(group === 'compression' ? { accept_encoding: encoding, response_bytes: bytes } : {}),
+    requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, cpu_us_per_request: Math.round(cpu_us * 10) / 10, round_rps: s,
+  })),
   ratios,
   targets: targetsMet,
 };
 mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
-writeFileSync(join(root, 'benchmarks/results/http.json'), `${JSON.stringify(out, null, 2)}\n`);
-console.log('\nwrote benchmarks/results/http.json');
+const resultFile = only.length === GROUPS.length ? 'http.json' : `http-${only.join('-')}.json`;
+writeFileSync(join(root, 'benchmarks/results', resultFile), `${JSON.stringify(out, null, 2)}\n`);
+console.log(`\nwrote benchmarks/results/${resultFile}`);

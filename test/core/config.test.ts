@@ -19,6 +19,7 @@ describe('settings from the environment', () => {
       PORT: '9000', HOST: '127.0.0.1', SCOUR_DATA_DIR: '/tmp/x', LOG_LEVEL: 'debug', SCOUR_HTTP_ADAPTER: 'node',
       SCOUR_BODY_LIMIT: '2m', SCOUR_TOOLS_RATE_LIMIT: '5', SCOUR_TOOLS_RATE_WINDOW: '10', SCOUR_SHUTDOWN_TIMEOUT: '3',
       SCOUR_TRUST_PROXY: 'true', SCOUR_UPGRADE_URL: '/billing',
+      SCOUR_REUSE_PORT: 'false', SCOUR_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000',
       DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', SCOUR_REDIS_PREFIX: 'acme:',
       SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false',
       SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
@@ -29,6 +30,7 @@ describe('settings from the environment', () => {
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
       toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, trustProxy: true, upgradeUrl: '/billing',
+      reusePort: false, corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
       databaseUrl: 'postgres://u@127.0.0.1:5432/db', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'acme:',
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false,
       allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
@@ -78,6 +80,17 @@ describe('settings from the environment', () => {
     expect(err!.issues).toHaveLength(22);
     for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
       expect(err!.message).toContain(name);
+    }
+  });
+
+  it('SCOUR_REUSE_PORT shares the port on uws only; SCOUR_CORS_ORIGINS takes exact origins, written as browsers send them', () => {
+    expect(loadSettings({ SCOUR_REUSE_PORT: 'true' }).reusePort).toBe(true);
+    expect(() => loadSettings({ SCOUR_REUSE_PORT: 'true', SCOUR_HTTP_ADAPTER: 'node' })).toThrow(/SCOUR_REUSE_PORT=true needs SCOUR_HTTP_ADAPTER=uws/);
+    expect(() => loadSettings({ SCOUR_REUSE_PORT: 'sometimes' })).toThrow(/SCOUR_REUSE_PORT/);
+    expect(loadSettings({ SCOUR_CORS_ORIGINS: ' HTTPS://App.Example.com:443/ ,http://127.0.0.1:80,http://[::1]:3000, https://x.example:8443' }).corsOrigins)
+      .toEqual(['https://app.example.com', 'http://127.0.0.1', 'http://[::1]:3000', 'https://x.example:8443']);
+    for (const bad of ['*', 'app.example.com', 'https://app.example.com/path', 'ftp://x.example', 'https://x.example:70000', 'null']) {
+      expect(() => loadSettings({ SCOUR_CORS_ORIGINS: bad }), bad).toThrow(/SCOUR_CORS_ORIGINS/);
     }
   });
 

@@ -146,16 +146,16 @@ describe.each(ADAPTERS)('HTTP contract over %s', (adapter) => {
     expectErrorBody((await res.json() as any), 'NOT_FOUND', res.headers);
   });
 
-  it('wrong method: 405 METHOD_NOT_ALLOWED with an Allow header', async () => {
+  it('wrong method: 405 METHOD_NOT_ALLOWED with an Allow header (HEAD with GET, OPTIONS everywhere)', async () => {
     const res = await fetch(`${s.url}/v1/tools/uuid-generator`);
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('allow')).toBe('OPTIONS, POST');
     const body: any = await res.json();
     expectErrorBody(body, 'METHOD_NOT_ALLOWED', res.headers);
-    expect(body.allowed_methods).toEqual(['POST']);
+    expect(body.allowed_methods).toEqual(['OPTIONS', 'POST']);
     const del = await fetch(`${s.url}/healthz`, { method: 'DELETE' });
     expect(del.status).toBe(405);
-    expect(del.headers.get('allow')).toBe('GET');
+    expect(del.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
   it('malformed JSON: 400 MISSING_PARAMETER with a body-level validation error', async () => {

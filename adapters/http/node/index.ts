@@ -5,11 +5,18 @@
 import http from 'node:http';
 import type { HttpApp, Inbound, Sink } from '../shared/app.js';
 import { statusLine, UNMATCHED_HEADERS } from '../shared/app.js';
-import { forwardedFor, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
+import { forwardedFor, ListenError, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
 
 function copyHeader(req: http.IncomingMessage, name: string, into: Record<string, string | undefined>): void {
   const v = req.headers[name];
   if (v !== undefined) into[name] = Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** One header's value, as uWS would give it ('' = absent). */
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  const s = Array.isArray(v) ? v.join(', ') : v;
+  return s === '' ? undefined : s;
 }
 
 export class NodeHttpServer implements HttpServer {
@@ -28,6 +35,7 @@ export class NodeHttpServer implements HttpServer {
     const found = this.app.match(method, path);
     // The same headers the uWS adapter copies: the route's own list.
     const names = 'route' in found ? found.route.headerNames : UNMATCHED_HEADERS;
+    const routed = 'route' in found ? found.route : undefined;
     const headers: Record<string, string | undefined> = {};
     for (const name of names) copyHeader(req, name, headers);
     if (this.options.trustProxy) copyHeader(req, 'x-forwarded-for', headers);
@@ -36,27 +44,42 @@ export class NodeHttpServer implements HttpServer {
       const fwd = forwardedFor(headers['x-forwarded-for']);
       if (fwd) clientIp = normaliseIp(fwd);
     }
-    const inbound: Inbound = { method, path, headers, clientIp };
+    // The transport headers the uWS adapter reads for the same request (see Inbound).
+    const options = 'options' in found;
+    const inbound: Inbound = {
+      method, path, headers, clientIp,
+      acceptEncoding: routed !== undefined ? header(req, 'accept-encoding') : undefined,
+      contentEncoding: routed?.readsBody === true ? header(req, 'content-encoding') : undefined,
+      origin: routed?.readsOrigin === true || options ? header(req, 'origin') : undefined,
+      preflightMethod: options ? header(req, 'access-control-request-method') : undefined,
+    };
     let done = false;
     let interrupt: (() => void) | undefined;
     const sink: Sink = {
       send(status, flat, body, close) {
         if (done || res.destroyed) return;
         done = true;
+        const h = [...flat];
         // Content-Length up front: without it writeHead commits to chunked encoding (extra framing, writev).
-        const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-        const h = [...flat, 'content-length', String(length)];
+        // node:http sends no body for HEAD itself (keeping this length: the one GET would send); a 204 has none.
+        if (status !== 204) h.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
         if (close) h.push('connection', 'close');
         res.writeHead(status, statusLine(status).slice(4), h);
-        res.end(body);
+        if (status === 204) res.end();
+        else res.end(body);
       },
     };
     res.on('close', () => {
       if (!res.writableFinished) interrupt?.();
     });
 
+    if ('options' in found) {
+      this.app.options(inbound, found.options, sink);
+      req.resume();
+      return;
+    }
     if (!('route' in found)) {
-      this.app.reject(inbound, found, sink, 'unmatched', Number(headers['content-length'] ?? 0) > 0);
+      this.app.reject(inbound, found, sink, undefined, Number(headers['content-length'] ?? 0) > 0);
       req.resume();
       return;
     }
@@ -68,7 +91,7 @@ export class NodeHttpServer implements HttpServer {
     }
     const early = this.app.tooLarge(req.headers['content-length']);
     if (early) {
-      this.app.reject(inbound, early, sink, compiled.key, true);
+      this.app.reject(inbound, early, sink, compiled, true);
       req.resume();
       return;
     }
@@ -82,7 +105,7 @@ export class NodeHttpServer implements HttpServer {
       if (size > limit) {
         over = true;
         chunks.length = 0;
-        this.app.reject(inbound, this.app.payloadTooLarge(), sink, compiled.key, true);
+        this.app.reject(inbound, this.app.payloadTooLarge(), sink, compiled, true);
         return;
       }
       chunks.push(chunk);
@@ -99,8 +122,9 @@ export class NodeHttpServer implements HttpServer {
 
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
     return new Promise((resolve, reject) => {
-      const onError = (e: Error) => reject(new Error(`LISTEN_FAILED: node:http could not listen on ${host}:${port}: ${e.message}`));
+      const onError = (e: Error) => reject(new ListenError(`node:http could not listen on ${host}:${port}: ${e.message}`));
       this.server.once('error', onError);
+      // node:http on Node 20 never shares a port (SCOUR_REUSE_PORT is refused with this adapter).
       this.server.listen(port, host, () => {
         this.server.off('error', onError);
         const addr = this.server.address();

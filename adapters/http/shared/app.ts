@@ -1,9 +1,10 @@
 /**
  * The transport-neutral HTTP application both adapters serve: route table
- * from operation plugins, body decoding (JSON or msgpack), validation with
- * schemas compiled at boot, the route's Effect run as a fiber (interrupted on
- * client abort), and encoding of results and failures (spec 7.1 body,
- * x-request-id, stage headers). Adapters only move bytes.
+ * from operation plugins, body decoding (JSON or msgpack, gzip/deflate/br
+ * request bodies), validation with schemas compiled at boot, the route's
+ * Effect run as a fiber (interrupted on client abort), and encoding of
+ * results and failures (spec 7.1 body, x-request-id, stage headers), HEAD
+ * and OPTIONS, CORS, and response compression. Adapters only move bytes.
  */
 import { Cause, Effect, Exit } from 'effect';
 import { Packr, Unpackr } from 'msgpackr';
@@ -15,6 +16,8 @@ import {
 import type { HttpMethod, Route } from '../../../core/plugin.js';
 import type { Clock, IdGenerator, Logger, Metrics } from '../../../core/ports.js';
 import type { SchemaCompiler } from '../../../core/schema.js';
+import { COMPRESS_ASYNC_BYTES, COMPRESS_MIN_BYTES, compressAsync, compressible, compressSync, decompress } from './compression.js';
+import { prefersMsgpack, requestCoding, responseCoding, type ResponseCoding } from './negotiate.js';
 
 /**
  * Headers read for a request that matched no route: enough to pick the
@@ -22,6 +25,44 @@ import type { SchemaCompiler } from '../../../core/schema.js';
  * requests get exactly their route's `headerNames`, on both adapters.
  */
 export const UNMATCHED_HEADERS: readonly string[] = ['accept', 'content-length'];
+
+/**
+ * Paths and methods echoed in 404 and 405 messages are cut to this many
+ * characters (then "…"): a 20,000-character path gets a small error body.
+ */
+export const ECHO_MAX = 200;
+const clip = (s: string, max = ECHO_MAX): string => (s.length <= max ? s : `${s.slice(0, max)}…`);
+
+/** Response headers a browser script may read on a CORS response (beyond the safelisted ones). */
+export const CORS_EXPOSE_HEADERS =
+  'x-request-id, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-window, retry-after, www-authenticate';
+/** Request headers a preflight may ask for: public (tool) routes, and routes of listed origins (plus authorization). */
+const CORS_PUBLIC_ALLOW_HEADERS = 'accept, content-type, content-encoding';
+const CORS_LISTED_ALLOW_HEADERS = 'accept, authorization, content-type, content-encoding';
+/** How long a browser may reuse a preflight answer (seconds; Chromium caps it at 7200). */
+export const CORS_MAX_AGE = '7200';
+const PUBLIC_CORS: readonly string[] = ['access-control-allow-origin', '*', 'access-control-expose-headers', CORS_EXPOSE_HEADERS];
+const NO_HEADERS: readonly string[] = [];
+
+/**
+ * Who may read a route's answers from a browser script on another origin:
+ * `public`, every origin (`*`): the free developer tools; `listed`, only the
+ * origins in SCOUR_CORS_ORIGINS (none by default): everything else.
+ */
+export type CorsMode = 'public' | 'listed';
+
+/** A route path with every method served on it: what OPTIONS and 405 answer. */
+export interface PathInfo {
+  /** The route template, e.g. `/v1/crawl/{job_id}`. */
+  readonly template: string;
+  /** Methods served on the path, sorted, HEAD (with GET) and OPTIONS included. */
+  readonly methods: readonly string[];
+  /** `methods` joined: the Allow header. */
+  readonly allow: string;
+  readonly cors: CorsMode;
+  /** Metrics label of OPTIONS on this path. */
+  readonly optionsKey: string;
+}
 
 export interface CompiledRoute {
   readonly route: Route<unknown, unknown>;
@@ -38,6 +79,11 @@ export interface CompiledRoute {
   readonly readsBody: boolean;
   /** The request headers this route reads (what the uWS adapter copies). */
   readonly headerNames: readonly string[];
+  readonly cors: CorsMode;
+  /** The adapter copies Origin (Inbound.origin): only for `listed` routes when SCOUR_CORS_ORIGINS is set. */
+  readonly readsOrigin: boolean;
+  /** Identical large bodies may reuse their last compressed form (unstamped: no request id inside). */
+  readonly memoCompressed: boolean;
   /** JSON text of a success result: compiled from the response schema, or JSON.stringify. */
   readonly serialize: (value: unknown) => string;
   /** The route's second success shape (Route.alternate), compiled. */
@@ -47,13 +93,35 @@ export interface CompiledRoute {
 export interface Inbound {
   readonly method: string;
   readonly path: string;
+  /** The headers the route declares: what the pipeline sees (ctx.headers). */
   readonly headers: Record<string, string | undefined>;
   readonly clientIp: string;
+  /**
+   * Transport headers the app reads itself and never shows the pipeline:
+   * Accept-Encoding (every matched request), Content-Encoding (routes with a
+   * body), Origin (CompiledRoute.readsOrigin, and OPTIONS), and
+   * Access-Control-Request-Method (OPTIONS: a CORS preflight).
+   */
+  readonly acceptEncoding?: string | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly origin?: string | undefined;
+  readonly preflightMethod?: string | undefined;
 }
 
-/** Where a response goes. `send` is called at most once, never after abort. */
+/**
+ * Where a response goes. `send` is called at most once, never after abort.
+ * A 204, and any answer to HEAD, goes out without its body (the adapter
+ * knows the request's method); the body is still given, so HEAD can report
+ * the Content-Length GET would have.
+ */
 export interface Sink {
   send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean): void;
+}
+
+/** A matched request: the route, its path parameters. HEAD matches the path's GET route. */
+export interface Matched {
+  readonly route: CompiledRoute;
+  readonly params: Record<string, string>;
 }
 
 export interface AppOptions {
@@ -65,6 +133,8 @@ export interface AppOptions {
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly bodyLimit: number;
+  /** Exact origins whose scripts may call `listed` routes (SCOUR_CORS_ORIGINS); none by default. */
+  readonly corsOrigins?: readonly string[];
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -97,8 +167,28 @@ const utf8Slice = (Buffer.prototype as unknown as { utf8Slice?: (this: Uint8Arra
 const utf8 = (u: Uint8Array): string =>
   utf8Slice !== undefined ? utf8Slice.call(u, 0, u.byteLength) : Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf8');
 
-const wantsMsgpack = (accept: string | undefined): boolean =>
-  accept !== undefined && accept.length > 0 && /application\/(x-|vnd\.)?msgpack/i.test(accept);
+const wantsMsgpack = prefersMsgpack;
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+interface PathEntry {
+  readonly info: PathInfo;
+  readonly byMethod: Map<string, CompiledRoute>;
+  readonly pattern: RegExp | undefined;
+  readonly paramNames: readonly string[];
+}
+
+function pathParams(entry: PathEntry, m: RegExpExecArray): Record<string, string> {
+  const params: Record<string, string> = {};
+  entry.paramNames.forEach((n, i) => {
+    try {
+      params[n] = decodeURIComponent(m[i + 1]!);
+    } catch {
+      params[n] = m[i + 1]!;
+    }
+  });
+  return params;
+}
 
 /**
  * True when decoded msgpack holds anything but plain data: a `__proto__`
@@ -125,9 +215,11 @@ function hasPoisonKey(root: unknown): boolean {
 }
 
 export class HttpApp {
-  private readonly statics = new Map<string, Map<string, CompiledRoute>>();
-  private readonly dynamics: CompiledRoute[] = [];
+  private readonly staticPaths = new Map<string, PathEntry>();
+  private readonly dynamicPaths: PathEntry[] = [];
   readonly compiled: readonly CompiledRoute[];
+  /** Every route path with its methods (the uWS adapter registers OPTIONS on each). */
+  readonly paths: readonly PathInfo[];
   private readonly packr = new Packr({ useRecords: false });
   private readonly unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true });
   private inFlight = 0;
@@ -135,11 +227,16 @@ export class HttpApp {
   private readonly accessLog: boolean;
   private draining = false;
   private drainWaiters: Array<() => void> = [];
+  private readonly corsOrigins: ReadonlySet<string>;
+  /** The last compressed form of a large unstamped body, per route and coding: the OpenAPI document is compressed once. */
+  private readonly compressedMemo = new Map<string, { readonly source: string; readonly out: Buffer }>();
 
   constructor(private readonly opts: AppOptions) {
     this.accessLog = opts.logger.isLevelEnabled('debug');
+    this.corsOrigins = new Set(opts.corsOrigins ?? []);
     const compiled: CompiledRoute[] = [];
     const seen = new Set<string>();
+    const byPath = new Map<string, CompiledRoute[]>();
     for (const route of opts.routes) {
       const id = `${route.method} ${route.path}`;
       if (seen.has(id)) throw new Error(`ROUTE_DUPLICATE: ${id} is declared twice`);
@@ -152,11 +249,13 @@ export class HttpApp {
         ? undefined
         : new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[a-z_][a-z0-9_]*\\?\}/gi, '([^/]+)')}$`);
       const json = route.produces === undefined || route.produces === 'json';
+      const stamp = json && route.stampRequestId !== false;
+      const cors: CorsMode = route.auth === 'none' && (route.tags ?? []).includes('tools') ? 'public' : 'listed';
       const c: CompiledRoute = {
         route, method: route.method, key: id, paramNames, pattern,
         json,
         contentType: json ? JSON_TYPE : (route.produces as { contentType: string }).contentType,
-        stamp: json && route.stampRequestId !== false,
+        stamp,
         status: route.status ?? 200,
         readsBody: route.request !== undefined,
         headerNames: [
@@ -165,6 +264,9 @@ export class HttpApp {
           ...(route.auth !== 'none' ? ['authorization'] : []),
           ...(route.headers ?? []),
         ],
+        cors,
+        readsOrigin: cors === 'listed' && this.corsOrigins.size > 0,
+        memoCompressed: !stamp,
         serialize: json && route.response ? opts.compiler.compileSerializer(route.response) : (v: unknown) => JSON.stringify(v),
         alternate: route.alternate === undefined ? undefined : {
           status: route.alternate.status,
@@ -173,41 +275,64 @@ export class HttpApp {
         },
       };
       compiled.push(c);
-      if (pattern === undefined) {
-        let byMethod = this.statics.get(route.path);
-        if (!byMethod) this.statics.set(route.path, (byMethod = new Map()));
-        byMethod.set(route.method, c);
-      } else {
-        this.dynamics.push(c);
-      }
+      const group = byPath.get(route.path);
+      if (group) group.push(c);
+      else byPath.set(route.path, [c]);
     }
     this.compiled = compiled;
+    const paths: PathInfo[] = [];
+    for (const [template, routes] of byPath) {
+      const methods = new Set<string>(routes.map((r) => r.method));
+      if (methods.has('GET')) methods.add('HEAD');
+      methods.add('OPTIONS');
+      const sorted = [...methods].sort();
+      const info: PathInfo = {
+        template, methods: sorted, allow: sorted.join(', '),
+        cors: routes.some((r) => r.cors === 'public') ? 'public' : 'listed',
+        optionsKey: `OPTIONS ${template}`,
+      };
+      paths.push(info);
+      const entry: PathEntry = { info, byMethod: new Map(routes.map((r) => [r.method, r])), pattern: routes[0]!.pattern, paramNames: routes[0]!.paramNames };
+      if (entry.pattern === undefined) this.staticPaths.set(template, entry);
+      else this.dynamicPaths.push(entry);
+    }
+    this.paths = paths;
   }
 
-  /** Find the route, or the 404/405 failure. Query strings must already be stripped. */
-  match(method: string, path: string): { route: CompiledRoute; params: Record<string, string> } | ApiFailure {
-    const byMethod = this.statics.get(path);
-    const hit = byMethod?.get(method);
-    if (hit) return { route: hit, params: {} };
-    const allow = new Set<string>(byMethod ? byMethod.keys() : []);
-    for (const c of this.dynamics) {
-      const m = c.pattern!.exec(path);
-      if (!m) continue;
-      if (c.method === method) {
-        const params: Record<string, string> = {};
-        c.paramNames.forEach((n, i) => {
-          try {
-            params[n] = decodeURIComponent(m[i + 1]!);
-          } catch {
-            params[n] = m[i + 1]!;
-          }
-        });
-        return { route: c, params };
-      }
-      allow.add(c.method);
+  /**
+   * Find the route (HEAD: the path's GET route), OPTIONS on a known path, or
+   * the 404/405 failure. Query strings must already be stripped.
+   */
+  match(method: string, path: string): Matched | { readonly options: PathInfo } | ApiFailure {
+    const s = this.staticPaths.get(path);
+    if (s !== undefined) {
+      const hit = s.byMethod.get(method);
+      if (hit !== undefined) return { route: hit, params: NO_PARAMS };
     }
-    if (allow.size > 0) return new MethodNotAllowed({ message: `Method ${method} is not allowed on ${path}`, allow: [...allow].sort() });
-    return new NotFound({ message: `No route for ${method} ${path}` });
+    const entries: Array<readonly [PathEntry, RegExpExecArray | undefined]> = s === undefined ? [] : [[s, undefined]];
+    for (const e of this.dynamicPaths) {
+      const m = e.pattern!.exec(path);
+      if (m === null) continue;
+      const hit = e.byMethod.get(method);
+      if (hit !== undefined) return { route: hit, params: pathParams(e, m) };
+      entries.push([e, m]);
+    }
+    if (entries.length === 0) return this.notFound(method, path);
+    if (method === 'HEAD') {
+      for (const [e, m] of entries) {
+        const get = e.byMethod.get('GET');
+        if (get !== undefined) return { route: get, params: m === undefined ? NO_PARAMS : pathParams(e, m) };
+      }
+    }
+    if (method === 'OPTIONS') return { options: entries[0]![0].info };
+    const allow = new Set<string>();
+    for (const [e] of entries) for (const x of e.info.methods) allow.add(x);
+    return new MethodNotAllowed({ message: `Method ${clip(method, 32)} is not allowed on ${clip(path)}`, allow: [...allow].sort() });
+  }
+
+  /** The 404 of a path no route serves (its echo of the path bounded). */
+  notFound(method: string, path: string): NotFound {
+    return new NotFound({ message: `No route for ${clip(method, 32)} ${clip(path)}` });
   }
 
   get bodyLimit(): number {
@@ -218,12 +343,40 @@ export class HttpApp {
     return this.inFlight;
   }
 
-  /** Answer a failure found before a route ran (404, 405, 413, draining). */
-  reject(inbound: Inbound, failure: ApiFailure, sink: Sink, routeKey = 'unmatched', close = false): void {
+  /** Answer a failure found before a route ran (404, 405, 413, draining); `route`: the matched route, if any. */
+  reject(inbound: Inbound, failure: ApiFailure, sink: Sink, route?: CompiledRoute, close = false): void {
     const id = this.opts.ids.next();
     const t0 = performance.now();
-    this.sendFailure(failure, id, wantsMsgpack(inbound.headers.accept), [], sink, close);
-    this.opts.metrics.observe(routeKey, failure.status, (performance.now() - t0) / 1000);
+    this.sendFailure(failure, id, wantsMsgpack(inbound.headers.accept), NO_HEADERS, inbound, route, sink, close);
+    this.opts.metrics.observe(route?.key ?? 'unmatched', failure.status, (performance.now() - t0) / 1000);
+  }
+
+  /**
+   * OPTIONS on a known path: 204 with Allow. A CORS preflight (Origin and
+   * Access-Control-Request-Method) also gets the Access-Control-Allow-*
+   * headers when the path's CORS mode lets the origin in; otherwise none, and
+   * the browser refuses the call.
+   */
+  options(inbound: Inbound, info: PathInfo, sink: Sink): void {
+    const t0 = performance.now();
+    const headers = ['allow', info.allow, 'x-request-id', this.opts.ids.next()];
+    const preflight = inbound.origin !== undefined && inbound.preflightMethod !== undefined;
+    if (info.cors === 'public') {
+      headers.push('access-control-allow-origin', '*');
+      if (preflight) {
+        headers.push('access-control-allow-methods', info.allow, 'access-control-allow-headers', CORS_PUBLIC_ALLOW_HEADERS, 'access-control-max-age', CORS_MAX_AGE);
+      }
+    } else if (this.corsOrigins.size > 0) {
+      headers.push('vary', 'Origin');
+      if (preflight && this.corsOrigins.has(inbound.origin!)) {
+        headers.push(
+          'access-control-allow-origin', inbound.origin!, 'access-control-allow-methods', info.allow,
+          'access-control-allow-headers', CORS_LISTED_ALLOW_HEADERS, 'access-control-max-age', CORS_MAX_AGE,
+        );
+      }
+    }
+    sink.send(204, headers, '', this.draining);
+    this.opts.metrics.observe(info.optionsKey, 204, (performance.now() - t0) / 1000);
   }
 
   /** Early check before reading a body: the declared length over the limit. */
@@ -239,7 +392,8 @@ export class HttpApp {
 
   /**
    * Run one request. `body` is only read synchronously (uWS hands out views
-   * that die after the callback). Returns the interruptor for client aborts;
+   * that die after the callback; a compressed body is copied before it is
+   * decoded on the thread pool). Returns the interruptor for client aborts;
    * after calling it the sink must not be used.
    */
   execute(
@@ -252,18 +406,73 @@ export class HttpApp {
     const t0 = performance.now();
     const requestId = this.opts.ids.next();
     const msgpack = wantsMsgpack(inbound.headers.accept);
-    const reply = new ReplyMeta();
 
     if (this.draining) {
-      this.sendFailure(new ServiceUnavailable({ message: 'Server is shutting down', retryAfter: 1 }), requestId, msgpack, reply.headers, sink, true);
+      this.sendFailure(new ServiceUnavailable({ message: 'Server is shutting down', retryAfter: 1 }), requestId, msgpack, NO_HEADERS, inbound, compiled, sink, true);
       this.opts.metrics.observe(compiled.key, 503, (performance.now() - t0) / 1000);
       return undefined;
     }
 
+    const encoding = inbound.contentEncoding;
+    if (compiled.readsBody && encoding !== undefined && body !== undefined && body.byteLength > 0) {
+      const coding = requestCoding(encoding);
+      if (coding === undefined) {
+        const unsupported = new UnsupportedMediaType({
+          message: `Content-Encoding ${JSON.stringify(clip(encoding, 64))} is not supported; send the body as it is, or in gzip, deflate or br`,
+        });
+        return this.run(compiled, params, inbound, undefined, unsupported, sink, t0, requestId, msgpack);
+      }
+      if (coding !== 'identity') return this.decodeThenRun(coding, compiled, params, inbound, body, sink, t0, requestId, msgpack);
+    }
+    return this.run(compiled, params, inbound, body, undefined, sink, t0, requestId, msgpack);
+  }
+
+  /**
+   * A compressed body: decoded on the thread pool up to the body limit, then
+   * run. Past the limit: 413, as for a raw body over it. Corrupt: the
+   * validate stage answers 400 (auth and quota first, as for malformed JSON).
+   */
+  private decodeThenRun(
+    coding: 'gzip' | 'deflate' | 'br', compiled: CompiledRoute, params: Record<string, string>, inbound: Inbound,
+    body: Uint8Array, sink: Sink, t0: number, requestId: string, msgpack: boolean,
+  ): () => void {
+    const owned = body instanceof Buffer ? body : Buffer.from(body); // uWS views die with its callback
+    let aborted = false;
+    let interrupt: (() => void) | undefined;
+    this.inFlight++;
+    decompress(coding, owned, this.opts.bodyLimit, (out) => {
+      if (aborted) {
+        this.opts.metrics.observe(compiled.key, 499, (performance.now() - t0) / 1000);
+      } else if (!('kind' in out)) {
+        interrupt = this.run(compiled, params, inbound, out, undefined, sink, t0, requestId, msgpack);
+      } else if (out.kind === 'too_large') {
+        this.sendFailure(this.payloadTooLarge(), requestId, msgpack, NO_HEADERS, inbound, compiled, sink, false);
+        this.opts.metrics.observe(compiled.key, 413, (performance.now() - t0) / 1000);
+      } else {
+        const corrupt = new BadRequest({
+          message: `Malformed ${coding} body`,
+          details: out.message,
+          validationErrors: [{ field: 'body', message: `is not valid ${coding} data: ${out.message}` }],
+        });
+        interrupt = this.run(compiled, params, inbound, undefined, corrupt, sink, t0, requestId, msgpack);
+      }
+      this.release();
+    });
+    return () => {
+      if (interrupt !== undefined) interrupt();
+      else aborted = true;
+    };
+  }
+
+  private run(
+    compiled: CompiledRoute, params: Record<string, string>, inbound: Inbound, body: Uint8Array | undefined,
+    failed: BadRequest | UnsupportedMediaType | undefined, sink: Sink, t0: number, requestId: string, msgpack: boolean,
+  ): (() => void) | undefined {
+    const reply = new ReplyMeta();
     // Decode now (uWS bodies are only valid during this call); failures wait for the validate stage.
     let input: unknown = undefined;
-    let bodyError: BadRequest | UnsupportedMediaType | undefined;
-    if (compiled.readsBody) {
+    let bodyError = failed;
+    if (compiled.readsBody && bodyError === undefined) {
       const decoded = this.decode(inbound.headers['content-type'], body);
       if ('value' in decoded) input = decoded.value;
       else bodyError = decoded;
@@ -282,7 +491,7 @@ export class HttpApp {
     }
     // Work that completed synchronously is already an Exit: answer without a fiber.
     if (Exit.isExit(effect)) {
-      this.finish(effect as unknown as Exit.Exit<unknown, ApiFailure>, compiled, requestId, msgpack, reply, sink, t0, false);
+      this.finish(effect as unknown as Exit.Exit<unknown, ApiFailure>, compiled, requestId, msgpack, reply, inbound, sink, t0, false);
       return undefined;
     }
 
@@ -292,9 +501,8 @@ export class HttpApp {
     const interrupt = Effect.runCallback(effect, {
       onExit: (exit) => {
         finished = true;
-        this.inFlight--;
-        this.finish(exit, compiled, requestId, msgpack, reply, sink, t0, aborted);
-        if (this.inFlight === 0 && this.draining) this.flushDrainWaiters();
+        this.finish(exit, compiled, requestId, msgpack, reply, inbound, sink, t0, aborted);
+        this.release();
       },
     });
     if (finished) return undefined;
@@ -305,9 +513,15 @@ export class HttpApp {
     };
   }
 
+  /** One piece of in-flight work (a fiber, a decode, a compression) is over. */
+  private release(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.draining) this.flushDrainWaiters();
+  }
+
   private finish(
     exit: Exit.Exit<unknown, ApiFailure>, compiled: CompiledRoute, requestId: string, msgpack: boolean,
-    reply: ReplyMeta, sink: Sink, t0: number, aborted: boolean,
+    reply: ReplyMeta, inbound: Inbound, sink: Sink, t0: number, aborted: boolean,
   ): void {
     let status: number;
     if (aborted) {
@@ -315,11 +529,11 @@ export class HttpApp {
     } else if (Exit.isSuccess(exit)) {
       const alt = compiled.alternate !== undefined && compiled.alternate.when(exit.value) ? compiled.alternate : undefined;
       status = alt?.status ?? compiled.status;
-      this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, sink, this.draining, alt);
+      this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, inbound, sink, this.draining, alt);
     } else {
       const failure = this.failureOf(exit.cause, compiled, requestId);
       status = failure.status;
-      this.sendFailure(failure, requestId, msgpack, reply.headers, sink, this.draining);
+      this.sendFailure(failure, requestId, msgpack, reply.headers, inbound, compiled, sink, this.draining);
     }
     const seconds = (performance.now() - t0) / 1000;
     this.opts.metrics.observe(compiled.key, status, seconds);
@@ -361,7 +575,7 @@ export class HttpApp {
       }
       default:
         return new UnsupportedMediaType({
-          message: `Content-Type ${JSON.stringify(contentType ?? '')} is not supported; send application/json or application/msgpack`,
+          message: `Content-Type ${JSON.stringify(clip(contentType ?? '', 64))} is not supported; send application/json or application/msgpack`,
         });
     }
   }
@@ -386,7 +600,7 @@ export class HttpApp {
 
   /** `close`: ask the client not to reuse the connection (set while draining, so keep-alive clients move on). */
   private sendSuccess(
-    compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean,
+    compiled: CompiledRoute, value: unknown, requestId: string, msgpack: boolean, extra: readonly string[], inbound: Inbound, sink: Sink, close: boolean,
     alt?: CompiledRoute['alternate'],
   ): void {
     let payload: string | Uint8Array;
@@ -415,16 +629,86 @@ export class HttpApp {
       if (!compiled.json && extra[i] === 'content-type') headers[1] = extra[i + 1]!;
       else headers.push(extra[i]!, extra[i + 1]!);
     }
-    sink.send(alt?.status ?? compiled.status, headers, payload, close);
+    this.deliver(alt?.status ?? compiled.status, headers, payload, close, inbound, compiled, sink);
   }
 
-  private sendFailure(failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], sink: Sink, close: boolean): void {
+  private sendFailure(
+    failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], inbound: Inbound, route: CompiledRoute | undefined, sink: Sink, close: boolean,
+  ): void {
     const body = errorBody(failure, requestId, new Date(this.opts.clock.now()));
     const headers = ['content-type', msgpack ? MSGPACK_TYPE : JSON_TYPE, 'x-request-id', requestId];
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
     const more = failure.headers?.();
     if (more) for (const k in more) headers.push(k, more[k]!);
-    sink.send(failure.status, headers, this.encode(body, msgpack), close);
+    this.deliver(failure.status, headers, this.encode(body, msgpack), close, inbound, route, sink);
+  }
+
+  /**
+   * The last step of every answer from a route: CORS headers by the route's
+   * mode, then compression when the body is at least COMPRESS_MIN_BYTES of a
+   * text-like type (headers[1] is the content type) and the client accepts
+   * br or gzip. Such bodies also say `Vary: Accept-Encoding`, compressed or
+   * not. HEAD is never compressed (no body goes out).
+   */
+  private deliver(
+    status: number, headers: string[], payload: string | Uint8Array, close: boolean, inbound: Inbound, route: CompiledRoute | undefined, sink: Sink,
+  ): void {
+    if (route !== undefined) {
+      if (route.cors === 'public') {
+        for (let i = 0; i < PUBLIC_CORS.length; i++) headers.push(PUBLIC_CORS[i]!);
+      } else if (this.corsOrigins.size > 0) {
+        headers.push('vary', 'Origin');
+        const origin = inbound.origin;
+        if (origin !== undefined && this.corsOrigins.has(origin)) {
+          headers.push('access-control-allow-origin', origin, 'access-control-expose-headers', CORS_EXPOSE_HEADERS);
+        }
+      }
+    }
+    const size = typeof payload === 'string' ? payload.length : payload.byteLength;
+    if (size < COMPRESS_MIN_BYTES || !compressible(headers[1]!)) {
+      sink.send(status, headers, payload, close);
+      return;
+    }
+    headers.push('vary', 'Accept-Encoding');
+    const coding = inbound.method === 'HEAD' ? undefined : responseCoding(inbound.acceptEncoding);
+    if (coding === undefined) {
+      sink.send(status, headers, payload, close);
+      return;
+    }
+    const memoKey = route !== undefined && route.memoCompressed && typeof payload === 'string' && size >= COMPRESS_ASYNC_BYTES
+      ? `${route.key} ${coding}` : undefined;
+    if (memoKey !== undefined) {
+      const memo = this.compressedMemo.get(memoKey);
+      if (memo !== undefined && memo.source === payload) {
+        headers.push('content-encoding', coding);
+        sink.send(status, headers, memo.out, close);
+        return;
+      }
+    }
+    if (size < COMPRESS_ASYNC_BYTES) {
+      headers.push('content-encoding', coding);
+      sink.send(status, headers, compressSync(coding, payload), close);
+      return;
+    }
+    this.compressLater(status, headers, payload, close, coding, memoKey, sink);
+  }
+
+  /** Compression on the thread pool: the answer is in flight (shutdown waits for it) until it is written. */
+  private compressLater(
+    status: number, headers: string[], payload: string | Uint8Array, close: boolean, coding: ResponseCoding, memoKey: string | undefined, sink: Sink,
+  ): void {
+    this.inFlight++;
+    compressAsync(coding, payload, (error, out) => {
+      if (error === null) {
+        if (memoKey !== undefined && typeof payload === 'string') this.compressedMemo.set(memoKey, { source: payload, out });
+        headers.push('content-encoding', coding);
+        sink.send(status, headers, out, close);
+      } else {
+        this.opts.logger.warn({ err: String(error), coding }, 'response compression failed; sent uncompressed');
+        sink.send(status, headers, payload, close);
+      }
+      this.release();
+    });
   }
 
   /** Stop taking new work; resolve when in-flight requests have finished or the timeout passes. */

@@ -10,6 +10,21 @@ export interface HttpServer {
 export interface ServerOptions {
   /** Take the client address from the first X-Forwarded-For entry (only behind a trusted proxy). */
   readonly trustProxy: boolean;
+  /**
+   * Share the port with other processes that ask for the same (SO_REUSEPORT;
+   * uWS only, SCOUR_REUSE_PORT). Off: listening on a port another process
+   * holds fails with LISTEN_FAILED.
+   */
+  readonly reusePort?: boolean;
+}
+
+/** The server could not bind its address: `scour serve` prints the message on one line and exits 1. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  readonly code = 'LISTEN_FAILED';
+  constructor(reason: string) {
+    super(`LISTEN_FAILED: ${reason.replace(/[\r\n]+/g, ' ')}`);
+  }
 }
 
 /** First address of X-Forwarded-For, when trusted. */

@@ -6,10 +6,9 @@
  * their callback, write inside cork, never touch `res` after abort or end.
  */
 import uws from '@trufflesuite/uws-js-unofficial';
-import { NotFound } from '../../../core/errors.js';
-import type { HttpApp, Inbound, Sink, CompiledRoute } from '../shared/app.js';
+import type { HttpApp, Inbound, Sink, CompiledRoute, PathInfo } from '../shared/app.js';
 import { statusLine, UNMATCHED_HEADERS } from '../shared/app.js';
-import { forwardedFor, ipFromBytes, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
+import { forwardedFor, ipFromBytes, ListenError, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
 
 type UwsApp = ReturnType<typeof uws.App>;
 type UwsResponse = Parameters<Parameters<UwsApp['any']>[1]>[0];
@@ -34,6 +33,10 @@ export function headBlock(status: number, headers: readonly string[]): string {
   return head;
 }
 
+/** uWS's listen option: without it, a second process can bind the same port (SO_REUSEPORT) and both answer. */
+const LIBUS_LISTEN_DEFAULT = 0;
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 /**
  * One request's state and its Sink, as one object with methods on the
  * prototype: fewer allocations per request than closures.
@@ -46,12 +49,16 @@ class Exchange implements Sink {
   interrupt: (() => void) | undefined = undefined;
   chunks: Buffer[] | undefined = undefined;
   size = 0;
-  constructor(readonly res: UwsResponse) {}
+  constructor(readonly res: UwsResponse, readonly head: boolean) {}
 
   send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean): void {
     if (this.aborted || this.done) return;
     this.done = true;
     const res = this.res;
+    if (this.head || status === 204) {
+      this.sendEmpty(status, headers, body, close);
+      return;
+    }
     const head = headBlock(status, headers);
     if (this.corked) {
       res.writeStatus(head).end(body, close);
@@ -59,6 +66,26 @@ class Exchange implements Sink {
     }
     res.cork(() => {
       res.writeStatus(head).end(body, close);
+    });
+  }
+
+  /**
+   * A 204, or the answer to HEAD: the head alone (HEAD with the length GET
+   * would send). uWS's endWithoutBody() is the only form of it that works
+   * in this binding (with arguments it writes a wrong length or stalls), so
+   * the length and `connection: close` are written as headers here.
+   */
+  private sendEmpty(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean): void {
+    let head = headBlock(status, headers);
+    if (this.head && status !== 204) head += `\r\ncontent-length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength}`;
+    if (close) head += '\r\nconnection: close';
+    const res = this.res;
+    if (this.corked) {
+      res.writeStatus(head).endWithoutBody();
+      return;
+    }
+    res.cork(() => {
+      res.writeStatus(head).endWithoutBody();
     });
   }
 
@@ -89,11 +116,15 @@ export class UwsServer implements HttpServer {
 
   constructor(private readonly app: HttpApp, private readonly options: ServerOptions) {
     this.uwsApp = uws.App();
+    const uwsPattern = (template: string) => template.replace(/\{([a-z_][a-z0-9_]*)\}/gi, ':$1');
     for (const compiled of app.compiled) {
-      const pattern = compiled.route.path.replace(/\{([a-z_][a-z0-9_]*)\}/gi, ':$1');
+      const pattern = uwsPattern(compiled.route.path);
       const names = options.trustProxy ? [...compiled.headerNames, 'x-forwarded-for'] : compiled.headerNames;
-      this.uwsApp[METHOD_FN[compiled.method]](pattern, (res, req) => this.onRoute(compiled, names, res, req));
+      this.uwsApp[METHOD_FN[compiled.method]](pattern, (res, req) => this.onRoute(compiled, names, res, req, false));
+      // HEAD is GET without the body (uWS does not route HEAD to GET handlers by itself).
+      if (compiled.method === 'GET') this.uwsApp.head(pattern, (res, req) => this.onRoute(compiled, names, res, req, true));
     }
+    for (const info of app.paths) this.uwsApp.options(uwsPattern(info.template), (res, req) => this.onOptions(info, res, req));
     this.unmatchedHeaders = options.trustProxy ? [...UNMATCHED_HEADERS, 'x-forwarded-for'] : UNMATCHED_HEADERS;
     this.uwsApp.any('/*', (res, req) => this.onUnmatched(res, req));
   }
@@ -106,8 +137,13 @@ export class UwsServer implements HttpServer {
     return ipFromBytes(new Uint8Array(res.getRemoteAddress()));
   }
 
-  private onRoute(compiled: CompiledRoute, headerNames: readonly string[], res: UwsResponse, req: UwsRequest): void {
+  private onRoute(compiled: CompiledRoute, headerNames: readonly string[], res: UwsResponse, req: UwsRequest, head: boolean): void {
     const headers = readHeaders(req, headerNames);
+    // Transport headers, one native call each (each costs a few percent of the tools route's throughput):
+    // Content-Encoding only where there is a body, Origin only where SCOUR_CORS_ORIGINS needs it.
+    const acceptEncoding = req.getHeader('accept-encoding');
+    const contentEncoding = compiled.readsBody ? req.getHeader('content-encoding') : '';
+    const origin = compiled.readsOrigin ? req.getHeader('origin') : '';
     const path = compiled.paramNames.length === 0 ? compiled.route.path : req.getUrl();
     let params: Record<string, string> = NO_PARAMS;
     if (compiled.paramNames.length > 0) {
@@ -121,8 +157,14 @@ export class UwsServer implements HttpServer {
         }
       }
     }
-    const inbound: Inbound = { method: compiled.method, path, headers, clientIp: this.clientIp(res, headers) };
-    const ex = new Exchange(res);
+    const inbound: Inbound = {
+      method: head ? 'HEAD' : compiled.method, path, headers, clientIp: this.clientIp(res, headers),
+      acceptEncoding: acceptEncoding === '' ? undefined : acceptEncoding,
+      contentEncoding: contentEncoding === '' ? undefined : contentEncoding,
+      origin: origin === '' ? undefined : origin,
+      preflightMethod: undefined,
+    };
+    const ex = new Exchange(res, head);
     res.onAborted(() => ex.abort());
     const app = this.app;
 
@@ -141,7 +183,7 @@ export class UwsServer implements HttpServer {
       ex.corked = true; // uWS corks the socket around its data callbacks
       if (ex.size > limit) {
         ex.chunks = undefined;
-        app.reject(inbound, app.payloadTooLarge(), ex, compiled.key, true);
+        app.reject(inbound, app.payloadTooLarge(), ex, compiled, true);
         ex.corked = false;
         return;
       }
@@ -163,25 +205,46 @@ export class UwsServer implements HttpServer {
     });
   }
 
+  /** OPTIONS on a route path: Allow, and CORS preflight answers (app.options). */
+  private onOptions(info: PathInfo, res: UwsResponse, req: UwsRequest): void {
+    const headers = readHeaders(req, this.unmatchedHeaders);
+    const origin = req.getHeader('origin');
+    const preflightMethod = req.getHeader('access-control-request-method');
+    const inbound: Inbound = {
+      method: 'OPTIONS', path: req.getUrl(), headers, clientIp: this.clientIp(res, headers),
+      acceptEncoding: undefined, contentEncoding: undefined,
+      origin: origin === '' ? undefined : origin,
+      preflightMethod: preflightMethod === '' ? undefined : preflightMethod,
+    };
+    const ex = new Exchange(res, false);
+    ex.corked = true;
+    this.app.options(inbound, info, ex);
+  }
+
   private onUnmatched(res: UwsResponse, req: UwsRequest): void {
     const headers = readHeaders(req, this.unmatchedHeaders);
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
     const inbound: Inbound = { method, path, headers, clientIp: this.clientIp(res, headers) };
     const found = this.app.match(method, path);
-    // uWS routes every path we declared, so a match here only means a spelling uWS treats differently.
-    const failure = 'route' in found ? new NotFound({ message: `No route for ${method} ${path}` }) : found;
+    // uWS routes every path and method we declared, so a match here only means a spelling uWS treats differently.
+    const failure = 'route' in found || 'options' in found ? this.app.notFound(method, path) : found;
     const close = headers['content-length'] !== undefined && headers['content-length'] !== '0';
-    const ex = new Exchange(res);
+    const ex = new Exchange(res, method === 'HEAD');
     ex.corked = true;
-    this.app.reject(inbound, failure, ex, 'unmatched', close);
+    this.app.reject(inbound, failure, ex, undefined, close);
   }
 
   listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    // Exclusive unless the operator asks to share the port (SCOUR_REUSE_PORT): otherwise a second
+    // server on a port this one holds would start too, and the kernel would split connections between them.
+    const listenOptions = this.options.reusePort === true ? LIBUS_LISTEN_DEFAULT : LIBUS_LISTEN_EXCLUSIVE_PORT;
     return new Promise((resolve, reject) => {
-      this.uwsApp.listen(host, port, (socket) => {
+      // The binding takes (host, port, options, callback); its typings list only (port, options, callback).
+      const listen = this.uwsApp.listen as unknown as (h: string, p: number, o: number, cb: (socket: unknown) => void) => void;
+      listen.call(this.uwsApp, host, port, listenOptions, (socket) => {
         if (!socket) {
-          reject(new Error(`LISTEN_FAILED: uWebSockets.js could not listen on ${host}:${port} (address in use or not available)`));
+          reject(new ListenError(`uWebSockets.js could not listen on ${host}:${port}: the address is in use or not available`));
           return;
         }
         this.listenSocket = socket;
