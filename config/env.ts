@@ -75,6 +75,8 @@ export interface Settings {
   readonly searchProviderTimeoutMs: number;
   /** Index each account's successful scrapes into its own collection. */
   readonly indexScrapes: boolean;
+  /** An OpenAI-compatible chat endpoint that may rewrite research prose from the evidence (unset: none). */
+  readonly llm: { readonly baseUrl: string; readonly model: string; readonly apiKey: string | undefined; readonly timeoutMs: number; readonly maxTokens: number; readonly jsonMode: boolean } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +123,7 @@ export const DEFAULTS: Settings = {
   searxngUrl: undefined,
   searchProviderTimeoutMs: 5_000,
   indexScrapes: false,
+  llm: undefined,
 };
 
 /** The variables read, with their meaning (README's configuration table is checked against this). */
@@ -158,6 +161,12 @@ export const ENV_VARS = {
   SCOUR_WEBHOOK_SCHEDULE: 'Delays between webhook attempts, e.g. 2s,10s,1m,5m,30m,2h (the default): 1 to 20 entries from 1 s to 24 h; each gets +-20% jitter.',
   SCOUR_WEBHOOK_TIMEOUT: 'Seconds one webhook attempt may take before it counts as failed. Default 10.',
   SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, or a plugin\'s id). Default local, plus searxng when SEARXNG_URL is set.',
+  LLM_BASE_URL: 'Base URL of an OpenAI-compatible chat endpoint (http://127.0.0.1:8000/v1) that rewrites research summaries, insights and recommendations from the evidence; unset: research is fully deterministic.',
+  LLM_MODEL: 'The model name sent to LLM_BASE_URL (required with it).',
+  LLM_API_KEY: 'Bearer key for LLM_BASE_URL, if it needs one.',
+  LLM_TIMEOUT: 'Seconds one model call may take (1 to 600, default 30); research also bounds it by its own deadline.',
+  LLM_MAX_TOKENS: 'max_tokens of the model call (64 to 131072, default 4096).',
+  LLM_JSON_MODE: 'Send response_format json_object (default true; false for servers that refuse it).',
   SEARXNG_URL: 'Base URL of a SearXNG instance whose JSON API the searxng provider asks (format json must be enabled in its settings.yml).',
   SCOUR_SEARCH_PROVIDER_TIMEOUT: 'Seconds one search provider may take before the search answers without it (with a warning). Default 5.',
   SCOUR_INDEX_SCRAPES: 'true: each successful scrape by an account is indexed into that account\'s own collection (never scrapes with cookies, custom_headers or a proxy). Default false.',
@@ -235,6 +244,14 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   }
   const jobs = oneOf('SCOUR_JOBS', ['auto', 'embedded', 'queue'] as const, DEFAULTS.jobs);
   if (jobs === 'queue' && redisUrl === undefined) issues.push('SCOUR_JOBS=queue needs REDIS_URL (the BullMQ queue lives in Redis)');
+  const llmBase = str('LLM_BASE_URL')?.replace(/\/+$/, '');
+  const llmModel = str('LLM_MODEL');
+  if (llmBase !== undefined && !/^https?:\/\/[^/\s?#@]+(\/[^\s?#]*)?$/i.test(llmBase)) issues.push(`LLM_BASE_URL must be an absolute http(s) URL without credentials or query (got ${JSON.stringify(llmBase)})`);
+  if (llmBase !== undefined && llmModel === undefined) issues.push('LLM_BASE_URL is set but LLM_MODEL is not');
+  const llm = llmBase === undefined || llmModel === undefined ? undefined : {
+    baseUrl: llmBase, model: llmModel, apiKey: str('LLM_API_KEY'),
+    timeoutMs: int('LLM_TIMEOUT', 1, 600, 30) * 1000, maxTokens: int('LLM_MAX_TOKENS', 64, 131_072, 4096), jsonMode: bool('LLM_JSON_MODE', true),
+  };
   const searxngUrl = str('SEARXNG_URL')?.replace(/\/+$/, '');
   if (searxngUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(searxngUrl)) issues.push(`SEARXNG_URL must be an absolute http(s) URL without query (got ${JSON.stringify(searxngUrl)})`);
   const providersRaw = str('SCOUR_SEARCH_PROVIDERS');
@@ -300,6 +317,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     searxngUrl,
     searchProviderTimeoutMs: int('SCOUR_SEARCH_PROVIDER_TIMEOUT', 1, 60, DEFAULTS.searchProviderTimeoutMs / 1000) * 1000,
     indexScrapes: bool('SCOUR_INDEX_SCRAPES', DEFAULTS.indexScrapes),
+    llm,
   };
   if (settings.reusePort && settings.httpAdapter === 'node') issues.push('SCOUR_REUSE_PORT=true needs SCOUR_HTTP_ADAPTER=uws (node:http on Node 20 cannot share a port)');
   if (issues.length > 0) throw new ConfigError(issues);

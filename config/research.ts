@@ -14,6 +14,7 @@ import type { ScrapeOptions } from '../plugins/operations/scrape.js';
 import { insightsAnalyser } from '../plugins/analysers/insights.js';
 import { recommendationsAnalyser } from '../plugins/analysers/recommendations.js';
 import { builtinExporters } from '../plugins/exporters/index.js';
+import { createLlmRewriter } from '../plugins/research-rewriter/index.js';
 import { egressPolicy } from './scrape.js';
 import { enabledSearchProviders, type Settings } from './env.js';
 import { VERSION } from './version.js';
@@ -47,6 +48,7 @@ export function researchPlugins(settings: Settings, index: SearchIndex, scrape: 
       exportTtlMs: settings.exportTtlSeconds * 1000,
       publicUrl: settings.publicUrl,
       version: VERSION,
+      ...(settings.llm !== undefined ? { rewriter: createLlmRewriter(settings.llm) } : {}),
     }),
   ];
 }

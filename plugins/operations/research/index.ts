@@ -27,7 +27,7 @@ import type { PluginHost } from '../../../core/plugin.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { BlobStore } from '../../../core/ports.js';
 import type {
-  AnalyserOutput, AnalyserPlugin, AnalysisSoFar, Corpus, ExporterPlugin, ResearchInput, ResearchPlan, ResearchReport, ResearchSource, TextAnalyzer,
+  AnalyserOutput, AnalyserPlugin, AnalysisSoFar, Corpus, ExporterPlugin, KeyInsight, ReportRewriter, ResearchInput, RewriteResult, ResearchPlan, ResearchReport, ResearchSource, TextAnalyzer,
 } from '../../../core/research.js';
 import type { SearchIndex, SearchProviderPlugin } from '../../../core/search.js';
 import type { Reserved } from '../../../core/stages.js';
@@ -60,6 +60,8 @@ export interface ResearchOptions {
   /** HTML to PDF; default: the browser fetcher's Chromium (pdf exports are refused when there is neither). */
   readonly htmlToPdf?: (html: string, signal: AbortSignal) => Promise<Uint8Array>;
   readonly version: string;
+  /** An optional model that rewrites the prose from the evidence (LLM_BASE_URL); checked parts only. */
+  readonly rewriter?: ReportRewriter;
 }
 
 type Input = ResearchInput;
@@ -215,6 +217,64 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
       }),
   };
 
+  /**
+   * The optional model: rewrites the summary, insight statements and
+   * recommendations from the evidence only, within what is left of the
+   * deadline (at least 5 s). The rewriter checks its own output (every [n]
+   * a used source, every number in the cited evidence); what it leaves out
+   * keeps the deterministic text, and the quoted evidence never changes.
+   */
+  const rewriteStage = {
+    name: 'rewrite',
+    run: (ctx: ResearchCtx & Timed & { corpus: Corpus; report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ rewritten: readonly string[] }> => {
+      const rewriter = options.rewriter;
+      if (rewriter === undefined || ctx.corpus.sources.length === 0) return Effect.succeed({ rewritten: [] });
+      return Effect.promise((outer) => timed(ctx, 'rewrite', () => rewrite(rewriter, outer).catch((e: unknown) => {
+        // Whatever goes wrong with the model, the deterministic report stands.
+        ctx.warnings.push({ code: 'MODEL_WARNING', message: `model step failed: ${e instanceof Error ? e.message : String(e)}`.slice(0, 1000) });
+        return { rewritten: [] as string[] };
+      })));
+      async function rewrite(rewriter: ReportRewriter, outer: AbortSignal): Promise<{ rewritten: readonly string[] }> {
+        ctx.progress?.({ stage: 'rewrite', found: 0, read: 0, sources: ctx.corpus.sources.length });
+        const left = Math.max(5_000, ctx.startedAt + ctx.corpus.plan.deadlineMs - performance.now());
+        const signal = AbortSignal.any([outer, AbortSignal.timeout(Math.floor(left))]);
+        const r = await rewriter.rewrite(ctx.report as unknown as ResearchReport, ctx.corpus, signal).catch((e: unknown): RewriteResult => ({ warnings: [`model failed: ${e instanceof Error ? e.message : String(e)}`] }));
+        const rewritten: string[] = [];
+        const report = ctx.report;
+        if (typeof r.executiveSummary === 'string' && typeof report.executive_summary === 'string' && report.executive_summary !== '') {
+          report.deterministic_summary = report.executive_summary;
+          report.executive_summary = r.executiveSummary;
+          rewritten.push('executive_summary');
+        }
+        const statements = r.insightStatements;
+        if (statements !== undefined) {
+          report.key_insights = (report.key_insights as KeyInsight[]).map((ins) => {
+            const text = statements[ins.id];
+            if (typeof text !== 'string') return ins;
+            rewritten.push(ins.id);
+            return { ...ins, statement: text, statement_generated_by: rewriter.id };
+          });
+        }
+        const recs = r.recommendations;
+        if (recs !== undefined && Array.isArray(report.recommendations)) {
+          report.recommendations = (report.recommendations as { id: string; recommendation: string; generated_by: string }[]).map((x) => {
+            const text = recs[x.id];
+            if (typeof text !== 'string') return x;
+            rewritten.push(x.id);
+            return { ...x, recommendation: text, generated_by: `rules, worded by ${rewriter.id}` };
+          });
+        }
+        for (const w of r.warnings) ctx.warnings.push({ code: 'MODEL_WARNING', message: w.slice(0, 1000) });
+        if (report.methodology !== undefined && typeof report.methodology === 'object') {
+          const m = report.methodology as Record<string, unknown>;
+          m.model = { id: rewriter.id, rewritten, warnings: r.warnings.length };
+          if (rewritten.length > 0) m.deterministic = false;
+        }
+        return { rewritten };
+      }
+    },
+  };
+
   const base = (headers: Readonly<Record<string, string | undefined>>) =>
     options.publicUrl ?? (headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '');
 
@@ -259,7 +319,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
     return out;
   };
 
-  return { planStage, gatherStage, readStage, analyseStage, reportStage, exportStage, finish, exporters, base, htmlToPdf };
+  return { planStage, gatherStage, readStage, analyseStage, reportStage, rewriteStage, exportStage, finish, exporters, base, htmlToPdf };
 }
 
 type Warn = { code: string; message: string };
@@ -313,6 +373,7 @@ export function createResearchOperation(options: ResearchOptions) {
         .then(s.readStage)
         .then(s.analyseStage)
         .then(s.reportStage)
+        .then(s.rewriteStage)
         .then(s.exportStage)
         .then(settle)
         .then(host.stages.bill)

@@ -133,6 +133,7 @@ export function researchJobs(host: PluginHost, s: ReturnType<typeof researchStag
         .then(s.readStage)
         .then(s.analyseStage)
         .then(s.reportStage)
+        .then(s.rewriteStage)
         .then(s.exportStage)
         .handle((c) => Effect.succeed({ body: s.finish(c), sources: c.corpus.sources.length }));
       return Effect.flatMap(
