@@ -26,6 +26,7 @@ describe('settings from the environment', () => {
       SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8',
       SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
       SCOUR_SEARCH_PROVIDERS: ' Local, searxng ,', SEARXNG_URL: 'http://10.0.0.5:8888/searx/', SCOUR_SEARCH_PROVIDER_TIMEOUT: '3', SCOUR_INDEX_SCRAPES: 'yes',
+      SCOUR_EXPORT_TTL: '600', LLM_BASE_URL: 'http://10.0.0.9:8000/v1/', LLM_MODEL: 'm1', LLM_API_KEY: 'sk-1', LLM_TIMEOUT: '12', LLM_MAX_TOKENS: '512', LLM_JSON_MODE: 'false',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
@@ -37,7 +38,17 @@ describe('settings from the environment', () => {
       chromiumPath: '/opt/chromium', browserPages: 8,
       jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
       searchProviders: ['local', 'searxng'], searxngUrl: 'http://10.0.0.5:8888/searx', searchProviderTimeoutMs: 3000, indexScrapes: true,
+      exportTtlSeconds: 600,
+      llm: { baseUrl: 'http://10.0.0.9:8000/v1', model: 'm1', apiKey: 'sk-1', timeoutMs: 12_000, maxTokens: 512, jsonMode: false },
     });
+  });
+
+  it('the optional research model: LLM_MODEL is required with LLM_BASE_URL, which must be a plain http(s) URL', () => {
+    expect(loadSettings({}).llm).toBeUndefined();
+    expect(() => loadSettings({ LLM_BASE_URL: 'http://127.0.0.1:8000/v1' })).toThrow(/LLM_MODEL is not/);
+    expect(() => loadSettings({ LLM_BASE_URL: 'ftp://x/v1', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
+    expect(() => loadSettings({ LLM_BASE_URL: 'http://user:pw@x/v1', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
+    expect(loadSettings({ LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'm' }).llm).toEqual({ baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', apiKey: undefined, timeoutMs: 30_000, maxTokens: 4096, jsonMode: true });
   });
 
   it('search providers: local by default, plus searxng with SEARXNG_URL; bad lists are refused', () => {
