@@ -34,7 +34,7 @@ const RATE_HEADERS = {
   'x-ratelimit-limit': { schema: { type: 'integer' }, description: 'Requests allowed per window.' },
   'x-ratelimit-remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
   'x-ratelimit-reset': { schema: { type: 'integer' }, description: 'Unix seconds when the window resets.' },
-  'x-ratelimit-window': { schema: { type: 'integer' }, description: 'Window length in seconds.' },
+  'x-ratelimit-window': { schema: { type: 'integer' }, description: 'Window length in seconds (0 on a refusal by the concurrency cap, which is no time window).' },
 };
 
 /** Plain JSON copy: drops TypeBox's symbol keys and anything non-JSON. */

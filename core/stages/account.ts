@@ -13,7 +13,7 @@ import {
 import { chain } from '../fast-effect.js';
 import { type Account, keyState, KEY_PATTERN, parseBearer, periodContaining, type PlanId } from '../accounts.js';
 import { defineStage } from '../pipeline.js';
-import type { AccountStore, Clock, IdGenerator, RateLimiter, RateRule, Secrets } from '../ports.js';
+import type { AccountStore, Clock, IdGenerator, RateDecision, RateLimiter, RateRule, Secrets } from '../ports.js';
 import type {
   AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Feature, GateStage, QuotaStage, Reserved, ReserveStage,
 } from '../stages.js';
@@ -89,28 +89,52 @@ export function quotaStage(d: AccountStageDeps, operation: string): QuotaStage {
     const limits = d.plans.limits(plan, operation);
     const now = ctx.receivedAt;
     return chain(d.limiter.hit(`acct:${id}:${operation}`, limits.windows, now), (r): Effect.Effect<Admitted, RateLimited | ServiceUnavailable> => {
-      writeRateHeaders(ctx, r);
       if (!r.allowed) {
+        writeRateHeaders(ctx, r);
         return Effect.fail(new RateLimited({
           message: `Rate limit exceeded: the ${d.plans.name(plan)} plan allows ${r.limit} ${operation} requests per ${unit(r.windowSeconds)}. Retry after ${r.retryAfter} seconds.`,
           retryAfter: r.retryAfter, limit: r.limit, remaining: 0, reset: r.reset, upgradeUrl: d.upgradeUrl,
         }));
       }
-      if (limits.concurrency <= 0) return Effect.succeed({ rateLimit: r });
+      if (limits.concurrency <= 0) {
+        writeRateHeaders(ctx, r);
+        return Effect.succeed({ rateLimit: r });
+      }
       const slotKey = `acct:${id}:${operation}`;
       const token = ctx.requestId;
-      return chain(d.limiter.acquire(slotKey, token, limits.concurrency, d.slotLeaseMs, now), (s) => {
+      // The headers wait for the slot: a refusal by concurrency must describe the cap, not the window (one set of headers per answer).
+      const acquire = d.limiter.acquire(slotKey, token, limits.concurrency, d.slotLeaseMs, now);
+      const slot = Exit.isExit(acquire) && Exit.isSuccess(acquire)
+        ? acquire
+        : Effect.catch(acquire, (e) => {
+          writeRateHeaders(ctx, r);
+          return Effect.fail(e);
+        });
+      return chain(slot, (s) => {
         if (!s.acquired) {
+          const refused = concurrencyDecision(s.max, now);
+          writeRateHeaders(ctx, refused);
           return Effect.fail(new RateLimited({
             message: `Concurrency limit exceeded: the ${d.plans.name(plan)} plan allows ${s.max} ${operation} requests in flight at once. Retry when one finishes.`,
-            retryAfter: 1, limit: s.max, remaining: 0, reset: Math.ceil(now / 1000) + 1, upgradeUrl: d.upgradeUrl,
+            retryAfter: refused.retryAfter, limit: refused.limit, remaining: refused.remaining, reset: refused.reset, upgradeUrl: d.upgradeUrl,
           }));
         }
+        writeRateHeaders(ctx, r);
         addFinalizer(ctx, () => d.limiter.release(slotKey, token));
         return Effect.succeed({ rateLimit: r });
       });
     });
   });
+}
+
+/**
+ * A refusal by the concurrency cap as a rate decision, so the 429's body and
+ * its x-ratelimit-* headers describe the same limit: `limit` the cap,
+ * `remaining` 0, `reset` one second on (when to try again), and `window` 0,
+ * since a cap on requests in flight is not a time window.
+ */
+export function concurrencyDecision(max: number, now: number): RateDecision {
+  return { allowed: false, limit: max, remaining: 0, reset: Math.ceil(now / 1000) + 1, windowSeconds: 0, retryAfter: 1 };
 }
 
 export function gateStage<T>(d: AccountStageDeps, features: (input: T) => readonly (Feature | { readonly feature: Feature; readonly field: string })[]): GateStage<T> {
