@@ -82,6 +82,23 @@ export function scrapePrice(i: ScrapePriceInput): number {
   );
 }
 
+/** The priced options of a scrape whose output may fail to materialise: each is charged only when delivered. */
+export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social';
+
+/**
+ * What a scrape that succeeded is charged: its price (the hold) less the
+ * options it did not deliver: an extractor that does not apply to the
+ * page's content type (the built-in ones read HTML only) or that failed,
+ * and a screenshot the browser did not take (a redirect answered as is).
+ * The base price, render_js and a residential proxy are work done for any
+ * page, so always charged.
+ */
+export function scrapeCharge(i: ScrapePriceInput, undelivered: Iterable<DeliverableOption>): number {
+  const delivered: Record<string, unknown> = { ...i };
+  for (const k of undelivered) delivered[k] = false;
+  return scrapePrice(delivered as ScrapePriceInput);
+}
+
 /** Credits one stored page of a crawl costs. */
 export function crawlPagePrice(i: { readonly render_js?: boolean }): number {
   return PRICES.crawl.page + (i.render_js ? PRICES.crawl.render_js : 0);

@@ -444,6 +444,8 @@ export interface ItemOutcome {
   readonly error: unknown;
   /** Finish as 'skipped' with this reason (not billed). */
   readonly skip?: string;
+  /** What a successful item is charged (default: the job's pricePerUrl): less when it delivered less than its options asked for. */
+  readonly credits?: number;
   /** Frontier entries found on this page (see FinishItem.discovered). */
   readonly discovered?: FrontierAdd;
 }

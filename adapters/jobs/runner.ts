@@ -246,7 +246,7 @@ export class JobRunner {
           startedAt,
           finish: (o) => store.finishItem({
             jobId, idx: o.idx, workerId: this.workerId, success: o.success, attempts: o.attempts, result: o.result, error: o.error,
-            credits: o.success && o.skip === undefined ? job.pricePerUrl : 0, operation, ledgerRequestId: `${jobId}:${o.idx}`, now: clock.now(),
+            credits: o.success && o.skip === undefined ? (o.credits ?? job.pricePerUrl) : 0, operation, ledgerRequestId: `${jobId}:${o.idx}`, now: clock.now(),
             ...(o.skip === undefined ? {} : { skip: o.skip }),
             ...(o.discovered === undefined ? {} : { discovered: o.discovered }),
           }),

@@ -27,7 +27,7 @@ import type { CheckIssue, Unchecked } from '../../core/schema.js';
 import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
-import { ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';
+import { chargeOf, ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';
 
 export const MAX_BULK_URLS = 100;
 /** URLs of one bulk request in flight at once, whatever the plan allows. */
@@ -136,6 +136,12 @@ function itemError(failure: ApiFailure, requestId: string): Record<string, unkno
   return error;
 }
 
+/** What a successful URL was charged: its result's credits_used (results stored before it was recorded: the full price). */
+function creditsOf(result: unknown, price: number): number {
+  const c = (result as { credits_used?: unknown } | null)?.credits_used;
+  return typeof c === 'number' && Number.isInteger(c) && c >= 0 ? c : price;
+}
+
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
 /** A job as its status endpoint and its webhook show it. */
@@ -155,7 +161,7 @@ export function jobStatusView(job: JobView): typeof BulkJobStatus.static {
     completed_at: iso(job.finishedAt),
     callback_url: job.callbackUrl,
     progress: { total: job.total, done: succeeded + failed, succeeded, failed, pending: job.total - succeeded - failed },
-    credits_used: succeeded * job.pricePerUrl,
+    credits_used: job.items.reduce((sum, i) => sum + (i.status === 'completed' ? creditsOf(i.result, job.pricePerUrl) : 0), 0),
     ...(done
       ? {
         results: job.items.map((i) => i.status === 'completed'
@@ -259,8 +265,11 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           return Effect.flatMap(stages.judge.run(c2), () =>
             Effect.flatMap(stages.extractStage.run(c2), (ex) => {
               const c3 = { ...(c2 as object), ...ex } as never;
-              return Effect.flatMap(stages.storeScreenshot.run(c3), (shot) =>
-                Effect.as(stages.indexStage.run(c3), stages.shape({ ...(c3 as object), ...shot } as never)));
+              return Effect.flatMap(stages.storeScreenshot.run(c3), (shot) => {
+                const done = { ...(c3 as object), ...shot } as never;
+                // What this URL is charged: its price less what it could not deliver, as for a single scrape.
+                return Effect.as(stages.indexStage.run(c3), { ...stages.shape(done), credits_used: chargeOf(done) });
+              });
             }));
         });
       };
@@ -292,8 +301,8 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
             Effect.forEach(i.urls, (_url, n) => scrapeItem(ctx, i, n, ctx.urlProblems[n]), { concurrency }),
             (outcomes) => {
               const succeeded = outcomes.filter((o) => o.ok).length;
-              // Only successful URLs are charged.
-              ctx.hold.actual = scrapePrice(i) * succeeded;
+              // Only successful URLs are charged, each for what it delivered.
+              ctx.hold.actual = outcomes.reduce((sum, o) => sum + (o.ok ? creditsOf(o.result, scrapePrice(i)) : 0), 0);
               return { outcomes, succeeded };
             },
           );
@@ -384,7 +393,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
             (it) => Effect.flatMap(
               scrapeItem({ ...ctx, requestId: `${x.job.id}:${it.idx}` }, i, it.idx, problems[it.idx]),
               (o) => x.finish(o.ok
-                ? { idx: it.idx, success: true, attempts: o.attempts, result: o.result, error: null }
+                ? { idx: it.idx, success: true, attempts: o.attempts, result: o.result, error: null, credits: creditsOf(o.result, x.job.pricePerUrl) }
                 : { idx: it.idx, success: false, attempts: o.attempts, result: null, error: itemError(o.failure, `${x.job.id}:${it.idx}`) }),
             ),
             { concurrency: stored.concurrency, discard: true },

@@ -20,8 +20,10 @@ import type { SearchIndex } from '../../core/search.js';
 import type { PluginHost } from '../../core/plugin.js';
 import type { CheckIssue, Unchecked } from '../../core/schema.js';
 import type { Validated } from '../../core/stages.js';
-import { scrapePrice } from '../../config/prices.js';
+import { type DeliverableOption, scrapeCharge, scrapePrice } from '../../config/prices.js';
+import { HTML_FILTER } from '../extractors/common.js';
 import { parsePage } from '../extractors/parse.js';
+import { renderText } from '../extractors/text.js';
 import { isCountryCode } from '../proxies/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../sdk/index.js';
 import type {
@@ -184,6 +186,68 @@ function runFetch(fetcher: FetcherPlugin, req: Omit<FetchRequest, 'signal'>): Ef
   });
 }
 
+/** The media type of a Content-Type value, lower case ('' when there is none). */
+export const mediaType = (contentType: string): string => contentType.split(';')[0]!.trim().toLowerCase();
+
+/** What an extractor reads when its filter names no content types, and what every built-in one reads. */
+const HTML_TYPES: readonly string[] = HTML_FILTER.contentTypes!;
+/** Media types that are text (their body is their text): text/*, JSON, XML and their +json, +xml kinds. */
+const TEXTUAL = /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml)$)/;
+
+/** A fenced Markdown code block holding `text` verbatim (the fence longer than any run of backticks in it). */
+function fenced(text: string, lang: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${text}${text.endsWith('\n') ? '' : '\n'}${fence}`;
+}
+
+/**
+ * The free text fields of a page that is not HTML, from its text ('' for a
+ * binary page): the whole text is its main content, and as Markdown it is
+ * itself (text/markdown) or a code block that shows it as written.
+ */
+const FREE_TEXT: Readonly<Record<string, (text: string, media: string) => string>> = {
+  text_content: (text) => text,
+  main_content: (text) => text,
+  markdown: (text, media) => (text === '' || media === 'text/markdown' ? text
+    : fenced(text, /json$/.test(media) ? 'json' : /xml$/.test(media) ? 'xml' : media === 'text/csv' ? 'csv' : '')),
+};
+
+/** The request field (and price) of each priced built-in extractor, by id. */
+const PRICED: Readonly<Record<string, DeliverableOption>> = {
+  links: 'extract_links', images: 'extract_images', schema_data: 'extract_schema', meta_data: 'extract_meta',
+  contacts: 'extract_contacts', social: 'extract_social',
+};
+
+/** What a priced built-in field holds when the page cannot give it (not HTML) or its extractor failed; it is then not charged. */
+const EMPTY: Readonly<Record<string, () => unknown>> = {
+  links: () => [],
+  images: () => [],
+  schema_data: () => [],
+  meta_data: () => ({ title: null, description: null, canonical: null, language: null, charset: null, favicon: null, open_graph: {}, twitter: {}, meta: {} }),
+  contacts: () => [],
+  social: () => [],
+};
+
+/** What the extract stage adds. */
+export interface Extraction {
+  readonly builtins: Record<string, unknown>;
+  readonly extracted: Record<string, unknown>;
+  readonly extractorErrors: Record<string, string>;
+  readonly page: Page;
+  /** Priced options asked for whose output this page could not give: not charged. */
+  readonly undelivered: readonly DeliverableOption[];
+  /** HTML or text: something to read (not an image, a PDF, other binary). */
+  readonly readable: boolean;
+}
+
+/** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
+export function chargeOf(ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown }): number {
+  const missing: DeliverableOption[] = [...ctx.undelivered];
+  if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
+  return scrapeCharge(ctx.input, missing);
+}
+
 /** What the stages of one scrape have added by the time it is answered. */
 export interface ScrapeOutcome {
   readonly input: ScrapeInput;
@@ -343,10 +407,14 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
   const extractStage = {
     name: 'extract',
     run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }) =>
-      Effect.promise(async () => {
+      Effect.promise(async (): Promise<Extraction> => {
         const i = ctx.input;
         const r = ctx.result;
         const page: Page = parsePage({ url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body });
+        const media = mediaType(page.contentType);
+        const html = media === '' || HTML_TYPES.includes(media);
+        // Not HTML but text (plain text, JSON, XML, ...): the text is the body itself (rendered: the text of the browser's view of it).
+        const text = html ? undefined : !TEXTUAL.test(media) ? '' : i.render_js ? renderText(page.document) : r.body;
         const wanted: string[] = ['text_content'];
         if (i.extract_links) wanted.push('links');
         if (i.extract_images) wanted.push('images');
@@ -359,23 +427,43 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};
         const errors: Record<string, string> = {};
-        const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string) => {
-          const media = page.contentType.split(';')[0]!.trim().toLowerCase();
-          const types = x.filter?.contentTypes;
-          if (types !== undefined && media !== '' && !types.includes(media)) return;
-          if (x.filter?.urlPattern !== undefined && !x.filter.urlPattern.test(page.finalUrl)) return;
+        const undelivered: DeliverableOption[] = [];
+        /** Whether `x` reads this page: its content types (HTML when it names none) and its URL pattern. */
+        const applies = (x: ExtractorPlugin): boolean =>
+          (media === '' || (x.filter?.contentTypes ?? HTML_TYPES).includes(media))
+          && (x.filter?.urlPattern === undefined || x.filter.urlPattern.test(page.finalUrl));
+        const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string): Promise<boolean> => {
           try {
             into[key] = await x.extract(page, i.country === undefined ? {} : { country: i.country });
+            return true;
           } catch (e) {
             errors[key] = e instanceof Error ? e.message : String(e);
+            return false;
           }
         };
         for (const id of wanted) {
           const x = builtin(id);
-          if (x !== undefined) await run(x, builtins, id);
+          if (x === undefined) continue;
+          const free = FREE_TEXT[id];
+          if (free !== undefined) {
+            // Free fields are always there: a page the extractor cannot read gets its text, or ''.
+            if (text !== undefined || !applies(x)) builtins[id] = free(text ?? '', media);
+            else if (!(await run(x, builtins, id))) builtins[id] = '';
+            continue;
+          }
+          // A priced field the page cannot give (not HTML), or whose extractor failed: its empty value, not charged.
+          if (!applies(x) || !(await run(x, builtins, id))) {
+            builtins[id] = EMPTY[id]?.() ?? null;
+            const option = PRICED[id];
+            if (option !== undefined) undelivered.push(option);
+          }
         }
-        for (const id of i.extractors ?? []) await run(extractors.get(id)!, extracted, id);
-        return { builtins, extracted, extractorErrors: errors, page };
+        for (const id of i.extractors ?? []) {
+          const x = extractors.get(id)!;
+          if (!applies(x)) extracted[id] = null;
+          else await run(x, extracted, id);
+        }
+        return { builtins, extracted, extractorErrors: errors, page, undelivered, readable: html || TEXTUAL.test(media) };
       }),
   };
 
@@ -447,8 +535,8 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       status_code: r.statusCode,
       content_type: r.contentType,
       content: r.body,
-      // Not HTML (plain text, JSON, XML): the text is the body itself.
-      text_content: (b.text_content as string | undefined) ?? (/^(text\/|application\/([a-z.+-]*\+)?(json|xml))/i.test(r.contentType) ? r.body : ''),
+      // Always set by the extract stage (for a page that is not HTML: its text, or '').
+      text_content: (b.text_content as string | undefined) ?? '',
       load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
     };
     for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
@@ -475,6 +563,14 @@ export function createScrapeOperation(options: ScrapeOptions) {
     errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
     routes(host) {
       const { requestCheck, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
+      /** Only what was delivered is charged: the hold, less the options this page could not give. */
+      const charge = {
+        name: 'charge',
+        run: (ctx: Parameters<typeof chargeOf>[0] & { hold: { actual?: number } }) => {
+          ctx.hold.actual = chargeOf(ctx);
+          return Effect.succeed({ charged: true as const });
+        },
+      };
       const scrapeRoute = {
         method: 'POST' as const,
         path: '/v1/scrape',
@@ -499,6 +595,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(judge)
           .then(extractStage)
           .then(storeScreenshot)
+          .then(charge)
           .then(host.stages.bill)
           .then(indexStage)
           .handle((ctx) => {

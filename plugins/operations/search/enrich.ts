@@ -16,7 +16,7 @@ import type { Authenticated, Reserved, Validated } from '../../../core/stages.js
 import { PRICES, searchPrice } from '../../../config/prices.js';
 import { mergeContacts, type ContactItem } from '../../extractors/contacts.js';
 import { mergeProfiles, type SocialProfile } from '../../extractors/social/index.js';
-import { scrapeStages, type ScrapeOptions } from '../scrape.js';
+import { mediaType, scrapeStages, type ScrapeOptions } from '../scrape.js';
 
 /** How long one result page may take to fetch and render. */
 export const PAGE_TIMEOUT_SECONDS = 15;
@@ -45,11 +45,17 @@ export function heldPrice(i: EnrichInput): number {
   return searchPrice({ ...i, auto_scrape_top: pagesToScrape(i) });
 }
 
-/** What it is charged: pages that failed cost nothing, and the extras only when some page was read. */
-export function chargedPrice(i: EnrichInput, scraped: number): number {
+/**
+ * What it is charged: pages that failed (or had nothing to read) cost
+ * nothing, and contacts and social profiles only when some page their
+ * extractor reads (HTML) was read.
+ */
+export function chargedPrice(i: EnrichInput, scraped: number, read: { readonly contacts: boolean; readonly social: boolean } = { contacts: scraped > 0, social: scraped > 0 }): number {
   const plain = searchPrice({ max_results: i.max_results });
   if (scraped === 0) return plain;
-  return plain + PRICES.search.perScrapedPage * scraped + (i.include_contacts ? PRICES.search.contacts : 0) + (i.include_social ? PRICES.search.social : 0);
+  return plain + PRICES.search.perScrapedPage * scraped
+    + (i.include_contacts && read.contacts ? PRICES.search.contacts : 0)
+    + (i.include_social && read.social ? PRICES.search.social : 0);
 }
 
 export interface ScrapedItem {
@@ -90,12 +96,14 @@ export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
       const planConcurrency = host.limits(ctx.account.plan, 'scrape').concurrency;
       const concurrency = Math.max(1, Math.min(targets.length, planConcurrency > 0 ? planConcurrency : MAX_CONCURRENCY));
 
-      const one = (t: { link: string; title: string }): Effect.Effect<ScrapedItem> => {
+      /** An item, and whether the contacts and social extractors could read its page (HTML). */
+      type Scraped = { readonly item: ScrapedItem; readonly contacts: boolean; readonly social: boolean };
+      const failed = (t: { link: string; title: string }, error: { code: string; message: string }): Scraped =>
+        ({ item: { url: t.link, title: t.title, text: null, content: null, error }, contacts: false, social: false });
+      const one = (t: { link: string; title: string }): Effect.Effect<Scraped> => {
         const checked = checkTargetUrl(t.link, scrape.egress);
         // Refused by the guard: reported, never fetched.
-        if (!checked.ok) {
-          return Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: { code: 'TARGET_NOT_ALLOWED', message: `The target is not allowed: ${checked.reason}` } });
-        }
+        if (!checked.ok) return Effect.succeed(failed(t, { code: 'TARGET_NOT_ALLOWED', message: `The target is not allowed: ${checked.reason}` }));
         const input = {
           url: t.link, main_content: true, markdown: true, timeout: PAGE_TIMEOUT_SECONDS,
           ...(i.include_contacts ? { extract_contacts: true } : {}),
@@ -105,7 +113,11 @@ export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
         const c = { ...ctx, input } as never;
         const work = Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
           const c2 = { ...(c as object), ...fetched } as never;
-          return Effect.flatMap(stages.judge.run(c2), () => Effect.map(stages.extractStage.run(c2), (ex): ScrapedItem => {
+          return Effect.flatMap(stages.judge.run(c2), () => Effect.map(stages.extractStage.run(c2), (ex): Scraped => {
+            // An image, a PDF, other binary: nothing to read, so not a page scraped (and not charged).
+            if (!ex.readable) {
+              return failed(t, { code: 'UNSUPPORTED_CONTENT_TYPE', message: `The page is ${mediaType(fetched.result.contentType)}, not HTML or text: there is nothing to read` });
+            }
             const b = ex.builtins;
             const item: ScrapedItem = {
               url: t.link,
@@ -116,19 +128,24 @@ export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
               ...(i.include_contacts ? { contacts: (b.contacts as ContactItem[] | undefined) ?? [] } : {}),
               ...(i.include_social ? { social: (b.social as SocialProfile[] | undefined) ?? [] } : {}),
             };
-            return item;
+            return {
+              item,
+              contacts: i.include_contacts === true && !ex.undelivered.includes('extract_contacts'),
+              social: i.include_social === true && !ex.undelivered.includes('extract_social'),
+            };
           }));
         });
         return Effect.catchDefect(
-          Effect.catch(work, (e: ApiFailure) => Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: failure(e) } as ScrapedItem)),
-          (d) => Effect.succeed({ url: t.link, title: t.title, text: null, content: null, error: failure(d) } as ScrapedItem),
+          Effect.catch(work, (e: ApiFailure) => Effect.succeed(failed(t, failure(e)))),
+          (d) => Effect.succeed(failed(t, failure(d))),
         );
       };
 
-      return Effect.map(Effect.forEach(targets, one, { concurrency }), (items) => {
+      return Effect.map(Effect.forEach(targets, one, { concurrency }), (scraped) => {
+        const items = scraped.map((x) => x.item);
         const ok = items.filter((x) => x.error === null);
-        // Pages that failed are released from the hold.
-        ctx.hold.actual = chargedPrice(i, ok.length);
+        // Pages that failed are released from the hold; so are contacts and profiles no page could give.
+        ctx.hold.actual = chargedPrice(i, ok.length, { contacts: scraped.some((x) => x.contacts), social: scraped.some((x) => x.social) });
         return {
           enriched: {
             scraped: items,
