@@ -404,7 +404,8 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
       const status = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota('usage'))
-        .handle((ctx) => Effect.flatMap(host.jobs.store.getJob(ctx.params.job_id ?? '', ctx.account.id), (job) =>
+        // Only ids of the form submit makes are looked up (a NUL byte or a 10 kB id never reaches the database).
+        .handle((ctx) => Effect.flatMap(/^bulk_[0-9a-f]{32}$/.test(ctx.params.job_id ?? '') ? host.jobs.store.getJob(ctx.params.job_id!, ctx.account.id) : Effect.succeed(undefined), (job) =>
           job === undefined
             ? Effect.fail(new NotFound({ message: 'No bulk job with this id belongs to this account' }))
             : Effect.succeed(jobStatusView(job))));

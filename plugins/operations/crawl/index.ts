@@ -268,7 +268,10 @@ export function createCrawlOperation(options: CrawlOptions) {
         }));
 
       const notFound = () => new NotFound({ message: 'No crawl with this id belongs to this account' });
-      const load = (id: string, accountId: string) => host.jobs.store.getJob(id, accountId, { kind: 'crawl', items: false });
+      // Only ids of the form submit makes are looked up (a NUL byte or a 10 kB id never reaches the database).
+      const load = (id: string, accountId: string) => (/^crawl_[0-9a-f]{32}$/.test(id)
+        ? host.jobs.store.getJob(id, accountId, { kind: 'crawl', items: false })
+        : Effect.succeed(undefined));
 
       const status = Pipeline.from<RequestContext>()
         .then(host.stages.auth)
