@@ -226,7 +226,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
    */
   const rewriteStage = {
     name: 'rewrite',
-    run: (ctx: ResearchCtx & Timed & { corpus: Corpus; report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ rewritten: readonly string[] }> => {
+    run: (ctx: ResearchCtx & Timed & { corpus: Corpus; gathered: GatherResult; report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ rewritten: readonly string[] }> => {
       const rewriter = options.rewriter;
       if (rewriter === undefined || ctx.corpus.sources.length === 0) return Effect.succeed({ rewritten: [] });
       return Effect.promise((outer) => timed(ctx, 'rewrite', () => rewrite(rewriter, outer).catch((e: unknown) => {
@@ -235,7 +235,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
         return { rewritten: [] as string[] };
       })));
       async function rewrite(rewriter: ReportRewriter, outer: AbortSignal): Promise<{ rewritten: readonly string[] }> {
-        ctx.progress?.({ stage: 'rewrite', found: 0, read: 0, sources: ctx.corpus.sources.length });
+        ctx.progress?.({ stage: 'rewrite', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.corpus.sources.length });
         const left = Math.max(5_000, ctx.startedAt + ctx.corpus.plan.deadlineMs - performance.now());
         const signal = AbortSignal.any([outer, AbortSignal.timeout(Math.floor(left))]);
         const r = await rewriter.rewrite(ctx.report as unknown as ResearchReport, ctx.corpus, signal).catch((e: unknown): RewriteResult => ({ warnings: [`model failed: ${e instanceof Error ? e.message : String(e)}`] }));
@@ -280,12 +280,12 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
 
   const exportStage = {
     name: 'export',
-    run: (ctx: ResearchCtx & Timed & { report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ exported: { url: string; expiresAt: string } | undefined }> => {
+    run: (ctx: ResearchCtx & Timed & { gathered: GatherResult; report: Record<string, unknown>; warnings: Warn[] }): Effect.Effect<{ exported: { url: string; expiresAt: string } | undefined }> => {
       const format = ctx.input.export_format;
       if (format === undefined) return Effect.succeed({ exported: undefined });
       const exporter = exporters.get(format);
       return Effect.promise((signal) => timed(ctx, 'export', async () => {
-        ctx.progress?.({ stage: 'export', found: 0, read: 0, sources: 0 });
+        ctx.progress?.({ stage: 'export', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.gathered.sources.length });
         if (exporter === undefined) {
           ctx.warnings.push({ code: 'EXPORT_FAILED', message: `no exporter for ${format} is installed` });
           return { exported: undefined };
