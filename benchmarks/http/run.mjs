@@ -347,16 +347,17 @@ const out = {
   cores: cpus().length,
   pinned: pin,
   settings: {
-    duration_s: duration, warmup_s: warmup, rounds, connections, path: PATH, load_generator: 'wrk -t1',
-    usage: {
+    duration_s: duration, warmup_s: warmup, rounds, connections, load_generator: 'wrk -t1',
+    ...(runs('tools') ? { path: PATH } : {}),
+    ...(runs('usage') ? { usage: {
       method: 'GET', path: USAGE_PATH, auth: 'Authorization: Bearer <api_key from `scour accounts create --plan unicorn --json`>', plan: USAGE_PLAN, plans_override: PLANS_OVERRIDE,
       embedded: 'SQLite in a fresh data dir, in-process limiter', shared: 'fresh PostgreSQL database, Redis with a unique key prefix (both removed after the run)',
       ceiling: `bare uWS answering a fixed ${USAGE_PATH}-shaped JSON body, no auth`,
-    },
-    compression: {
+    } } : {}),
+    ...(runs('compression') ? { compression: {
       server: 'Scour over uWS (SCOUR_HTTP_ADAPTER=uws)', openapi: `GET ${OPENAPI_PATH}`, lorem: `POST ${LOREM_PATH} ${LOREM_BODY}`,
       cpu: 'user + system CPU of the server process (all threads) during the measured run, divided by its requests (/proc/<pid>/stat)',
-    },
+    } } : {}),
   },
   groups: only,
   results: results.map(({ id, group, name, method, path, encoding, rps, p50, p99, cpu_us, bytes, samples: s }) => ({

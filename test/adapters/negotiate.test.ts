@@ -1,7 +1,8 @@
 /** Content negotiation of the HTTP app: Accept, Accept-Encoding and Content-Encoding parsing, hostile values included. */
 import { describe, expect, it } from 'vitest';
 import { prefersMsgpack, requestCoding, responseCoding } from '../../adapters/http/shared/negotiate.js';
-import { compressible } from '../../adapters/http/shared/compression.js';
+import zlib from 'node:zlib';
+import { compressAsync, compressible, compressSync } from '../../adapters/http/shared/compression.js';
 
 describe('Accept', () => {
   it.each([
@@ -55,5 +56,19 @@ describe('compressible types', () => {
     ['application/octet-stream', false], ['application/zip', false],
   ] as const)('%s -> %s', (type, want) => {
     expect(compressible(type)).toBe(want);
+  });
+});
+
+describe('compression round trips', () => {
+  // Multi-byte text: brotli's window is sized from the UTF-8 bytes, not the string's length.
+  const text = JSON.stringify({ output: 'Grüße, 世界! '.repeat(3000) });
+  const decode = (coding: 'br' | 'gzip', b: Buffer) => (coding === 'br' ? zlib.brotliDecompressSync(b) : zlib.gunzipSync(b)).toString('utf8');
+
+  it.each(['br', 'gzip'] as const)('%s, in line and on the thread pool, as string or bytes', async (coding) => {
+    expect(decode(coding, compressSync(coding, text))).toBe(text);
+    expect(decode(coding, compressSync(coding, Buffer.from(text)))).toBe(text);
+    const out = await new Promise<Buffer>((resolve, reject) => compressAsync(coding, text, (e, b) => (e ? reject(e) : resolve(b))));
+    expect(decode(coding, out)).toBe(text);
+    expect(out.length).toBeLessThan(Buffer.byteLength(text) / 10);
   });
 });

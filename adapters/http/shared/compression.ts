@@ -28,21 +28,35 @@ export const COMPRESS_ASYNC_BYTES = 16 * 1024;
 const BROTLI_QUALITY = 2;
 const GZIP_LEVEL = 2;
 
+/**
+ * Brotli's window sized to the body (2^10 to 2^22 bytes) instead of its
+ * default 4 MiB: the same output for bodies up to the window, and an
+ * encoder that allocates and clears a fraction of the memory. With the
+ * default, a hundred concurrent answers of 40 KB each cost several times
+ * the CPU of one (fresh 4 MiB buffers, page faults), measured in bench:http.
+ */
+const brotliWindow = (size: number): number => Math.min(22, Math.max(10, Math.ceil(Math.log2(size + 1))));
 const brotliOptions = (size: number): zlib.BrotliOptions => ({
   params: {
     [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
     [zlib.constants.BROTLI_PARAM_SIZE_HINT]: size,
+    [zlib.constants.BROTLI_PARAM_LGWIN]: brotliWindow(size),
   },
 });
 const GZIP_OPTIONS: zlib.ZlibOptions = { level: GZIP_LEVEL };
 
+/** zlib encodes a string to UTF-8 anyway; doing it here gives brotli the exact size. */
+const bytesOf = (body: string | Uint8Array): Uint8Array => (typeof body === 'string' ? Buffer.from(body) : body);
+
 export function compressSync(coding: ResponseCoding, body: string | Uint8Array): Buffer {
-  return coding === 'br' ? zlib.brotliCompressSync(body, brotliOptions(body.length)) : zlib.gzipSync(body, GZIP_OPTIONS);
+  const b = bytesOf(body);
+  return coding === 'br' ? zlib.brotliCompressSync(b, brotliOptions(b.byteLength)) : zlib.gzipSync(b, GZIP_OPTIONS);
 }
 
 export function compressAsync(coding: ResponseCoding, body: string | Uint8Array, done: (error: Error | null, out: Buffer) => void): void {
-  if (coding === 'br') zlib.brotliCompress(body, brotliOptions(body.length), done);
-  else zlib.gzip(body, GZIP_OPTIONS, done);
+  const b = bytesOf(body);
+  if (coding === 'br') zlib.brotliCompress(b, brotliOptions(b.byteLength), done);
+  else zlib.gzip(b, GZIP_OPTIONS, done);
 }
 
 const compressibleMemo = new Map<string, boolean>();
