@@ -10,9 +10,10 @@ import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { baseEnv, MAIN, type CliResult } from '../support/cli.js';
 import { killAll, startProcess } from '../support/processes.js';
 import { ADAPTERS } from '../support/server.js';
 
@@ -34,6 +35,30 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
     srv.on('error', reject);
+  });
+}
+
+/**
+ * `scour serve` run to its exit: Node itself with tsx's loader (as startProcess does), so that killing it
+ * after `timeoutMs` (a server that started when it should not have) kills the server, not only a wrapper.
+ */
+function serveToExit(env: Record<string, string>, cwd: string, timeoutMs: number): Promise<CliResult> {
+  const loader = pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', loader, MAIN, 'serve'], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      err += `\n(still running after ${timeoutMs} ms: killed)`;
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -61,7 +86,7 @@ describe.each(ADAPTERS)('scour serve on a port already taken, over %s', (adapter
     // A fixed port, as in production: the kernel never shares a port it picked for port 0, which would hide the bug.
     const port = String(await freePort());
     const first = await startProcess(`first-${adapter}`, 'serve', env(adapter, port), dir(), children);
-    const second = await runCli(['serve'], env(adapter, port), dir(), 30_000).catch((e: Error) => ({ code: null, out: '', err: `still running: ${e.message}` }));
+    const second = await serveToExit(env(adapter, port), dir(), 30_000);
     expect(second.code, `stdout:\n${second.out}\nstderr:\n${second.err}`).toBe(1);
     const lines = second.err.split('\n').filter((l) => l.trim() !== '');
     expect(lines, second.err).toHaveLength(1);
@@ -87,7 +112,7 @@ describe('SCOUR_REUSE_PORT', () => {
   }, 90_000);
 
   it('true with the node adapter is refused at start-up (CONFIG_INVALID, exit 2)', async () => {
-    const r = await runCli(['serve'], env('node', '0', { SCOUR_REUSE_PORT: 'true' }), dir(), 40_000);
+    const r = await serveToExit(env('node', '0', { SCOUR_REUSE_PORT: 'true' }), dir(), 40_000);
     expect(r.code, r.err).toBe(2);
     expect(r.err).toContain('SCOUR_REUSE_PORT=true needs SCOUR_HTTP_ADAPTER=uws');
   }, 60_000);
