@@ -11,8 +11,7 @@ import type { TextAnalyzer } from '../core/research.js';
 import { analyserKey, termOf, tokenize } from '../adapters/search-index/analysis.js';
 import { createResearchOperation } from '../plugins/operations/research/index.js';
 import type { ScrapeOptions } from '../plugins/operations/scrape.js';
-import { insightsAnalyser } from '../plugins/analysers/insights.js';
-import { recommendationsAnalyser } from '../plugins/analysers/recommendations.js';
+import { builtinAnalysers } from '../plugins/analysers/index.js';
 import { builtinExporters } from '../plugins/exporters/index.js';
 import { createLlmRewriter } from '../plugins/research-rewriter/index.js';
 import { egressPolicy } from './scrape.js';
@@ -34,8 +33,7 @@ export const indexAnalyzer: TextAnalyzer = {
 
 export function researchPlugins(settings: Settings, index: SearchIndex, scrape: ScrapeOptions, blobs: BlobStore): PluginBase[] {
   return [
-    insightsAnalyser,
-    recommendationsAnalyser,
+    ...builtinAnalysers,
     ...builtinExporters,
     createResearchOperation({
       providers: enabledSearchProviders(settings),

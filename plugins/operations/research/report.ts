@@ -210,7 +210,9 @@ function visualization(corpus: Corpus, sources: readonly SourceView[], fields: R
   if (entities !== undefined) {
     series.push({ name: 'entity_mentions', chart: 'bar', x_label: 'Entity', y_label: 'Mentions', unit: 'mentions', points: entities.map((e) => ({ x: e.name, y: e.mentions })) });
     const edges: { source: string; target: string; weight: number }[] = [];
-    for (const e of entities) for (const c of e.co_occurring ?? []) if (e.name < c.name) edges.push({ source: e.name, target: c.name, weight: c.count });
+    // Edges between the listed nodes only (co-occurring discovered names are not nodes).
+    const names = new Set(entities.map((e) => e.name));
+    for (const e of entities) for (const c of e.co_occurring ?? []) if (e.name < c.name && names.has(c.name)) edges.push({ source: e.name, target: c.name, weight: c.count });
     series.push({
       name: 'entity_network', chart: 'network', x_label: 'Entity', y_label: 'Entity', unit: 'sentences mentioning both',
       nodes: entities.map((e) => ({ id: e.name, weight: e.mentions })), edges,
