@@ -37,10 +37,10 @@
  * signal), an oversized or malformed reply gives `{ warnings: ['model
  * failed: ...'] }`. No retry (a 429 is a warning; the deterministic report
  * is already complete). The endpoint is reached with Node's fetch, not the
- * egress guard (see adapters/llm/openai-compatible.ts).
+ * egress guard (see ./chat-client.ts).
  */
 import type { Corpus, Evidence, KeyInsight, ReportRewriter, ResearchReport, RewriteResult } from '../../core/research.js';
-import { clip, createChatClient, LlmError, type ChatClient, type ChatMessage } from '../../adapters/llm/openai-compatible.js';
+import { clip, createChatClient, LlmError, type ChatClient, type ChatMessage } from './chat-client.js';
 import { citationsValid, numbersGrounded, uncitedSentences, unsafeCharacters } from './checks.js';
 
 export interface LlmRewriterOptions {

@@ -12,7 +12,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Corpus, Evidence, KeyInsight, ResearchReport, ResearchSource } from '../../core/research.js';
-import { chatCompletionsUrl, createChatClient, LlmError } from '../../adapters/llm/openai-compatible.js';
+import { chatCompletionsUrl, createChatClient, LlmError } from '../../plugins/research-rewriter/chat-client.js';
 import {
   citationsValid, numbersGrounded, numbersIn, normalise, splitSentences, uncitedSentences, unsafeCharacters,
 } from '../../plugins/research-rewriter/checks.js';
