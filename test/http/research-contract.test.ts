@@ -153,7 +153,7 @@ describe.each(CONFIGS)('POST /v1/research (%s)', (config) => {
       expect(ins.confidence).toBeGreaterThanOrEqual(0);
       expect(ins.confidence).toBeLessThanOrEqual(1);
       const p = ins.confidence_parts;
-      expect(ins.confidence).toBeCloseTo(0.4 * p.agreement + 0.3 * p.relevance + 0.2 * p.quality + 0.1 * p.recency, 3);
+      expect(ins.confidence).toBeCloseTo(0.5 * p.agreement + 0.25 * p.relevance + 0.15 * p.quality + 0.1 * p.recency, 3);
       expect(ins.supporting_evidence.length).toBeGreaterThan(0);
       expect(Array.isArray(ins.supporting_sources)).toBe(true);
       expect(Array.isArray(ins.contradicting_sources)).toBe(true);

@@ -171,7 +171,7 @@ export function assembleReport(a: ReportArgs): Assembled {
       analysers: a.analyses.map((x) => ({ id: x.id, method: x.method, notes: x.notes })),
       timings_ms: Object.fromEntries(a.timings.map((t) => [t.stage, Math.round(t.ms * 10) / 10])),
       relevance_formula: (input.entities ?? []).length === 0 ? '0.3 search + 0.5 passages + 0.2 quality' : '0.25 search + 0.45 passages + 0.15 entities + 0.15 quality',
-      confidence_formula: '0.4 agreement + 0.3 relevance + 0.2 quality + 0.1 recency; agreement = (1 - 0.5^domains) * supporting / (supporting + contradicting)',
+      confidence_formula: '0.5 agreement + 0.25 relevance + 0.15 quality + 0.1 recency; agreement = (1 - 0.75 * 0.5^(domains - 1)) * supporting / (supporting + contradicting)',
       versions: { scour: a.version },
       deterministic: true,
     };
