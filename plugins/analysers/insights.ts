@@ -143,7 +143,17 @@ export function findInsights(corpus: Corpus): KeyInsight[] {
     // The topic: the statement's words with the highest weight that the group shares most.
     const weights = new Map<string, number>();
     for (const c of [g.head, ...g.support]) for (const [t, w] of c.vec) if (g.head.vec.has(t)) weights.set(t, (weights.get(t) ?? 0) + w);
-    const topic = [...weights.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3).map(([t]) => t).join(' ');
+    const top = new Set([...weights.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3).map(([t]) => t));
+    // Said with the statement's own words (not the stems), in its order.
+    const words: string[] = [];
+    for (const m of g.head.sentence.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
+      const t = corpus.terms(m[0])[0];
+      if (t !== undefined && top.has(t)) {
+        top.delete(t);
+        words.push(m[0].toLowerCase());
+      }
+    }
+    const topic = words.join(' ');
     const statementEvidence = evidenceOf(g.head.sentence);
     const base: KeyInsight = {
       id: '',
