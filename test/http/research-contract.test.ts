@@ -343,6 +343,20 @@ describe.each(CONFIGS)('POST /v1/research (%s)', (config) => {
     expect(await remaining(base, acct.key)).toBe(50);
   });
 
+  it('the largest valid request is a 200: 50 entities, 20 focus areas and regions, a 1,000-character question, 50 sources', async () => {
+    const r = await research(base, a.key, {
+      research_query: `perovskite solar cells ${'stability and cost '.repeat(60)}`.slice(0, 1000),
+      analysis_depth: 'comprehensive', max_sources: 50,
+      entities: Array.from({ length: 50 }, (_, i) => (i === 0 ? 'First Solar' : `Entity ${i} (C++) [x]`)),
+      focus_areas: Array.from({ length: 20 }, (_, i) => `aspect ${i}`),
+      geographic_focus: ['US', 'Germany', 'GB', ...Array.from({ length: 17 }, (_, i) => `Region ${i}`)],
+      include_sentiment: true, include_trends: true, generate_recommendations: true, include_methodology: true, visualization_data: true,
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.entity_analysis.entities).toHaveLength(50);
+    expect(r.body.credits_used).toBe(15);
+  }, 60_000);
+
   it('unicode and odd questions are researched, not refused', async () => {
     for (const q of ['Perowskit-Solarzellen: Stabilität?', 'perovskite -solar "cells" site:example.com OR intitle:x', '钙钛矿 太阳能 perovskite', 'C++ (lang) perovskite']) {
       const r = await research(base, a.key, { research_query: q, analysis_depth: 'quick' });
@@ -453,6 +467,12 @@ describe('sources found by SearXNG are scraped through the scrape pipeline', () 
 
   beforeAll(async () => {
     pages = http.createServer((req, res) => {
+      // A page that answers only after 20 s (past any quick research's deadline).
+      if ((req.url ?? '').startsWith('/slow/')) {
+        const t = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(article('Slow graphene page', '<p>Graphene batteries are slow to load here.</p>')), 20_000);
+        res.on('close', () => clearTimeout(t));
+        return;
+      }
       const html = served.get(req.url ?? '');
       if (html === undefined) { res.writeHead(404).end('missing'); return; }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
@@ -479,6 +499,7 @@ describe('sources found by SearXNG are scraped through the scrape pipeline', () 
   afterAll(async () => {
     await s?.stop();
     await sx?.close();
+    pages?.closeAllConnections();
     await new Promise((r) => pages?.close(r));
   });
 
@@ -509,6 +530,27 @@ describe('sources found by SearXNG are scraped through the scrape pipeline', () 
     const cited = b.citations.find((c: any) => c.source_id === paper.id);
     expect(cited.text).toMatch(/Lee, M\./);
   });
+
+  it('at the deadline a research answers with what it has read, with DEADLINE_REACHED, and is charged', async () => {
+    sx.setResults([
+      { url: `${pagesUrl}/paper`, title: 'Graphene batteries charge faster', content: 'Graphene batteries charge five times faster.' },
+      { url: `${pagesUrl}/news`, title: 'Graphene battery startup raises funds', content: 'A graphene battery startup raised new funding.' },
+      ...[1, 2, 3, 4].map((n) => ({ url: `${pagesUrl}/slow/${n}`, title: `Graphene battery slow page ${n}`, content: 'Graphene battery.' })),
+    ]);
+    // The free plan reads one page at a time: the two quick pages, then a slow one until the 10 s deadline of quick.
+    const free = await account(base, 'free', 100);
+    const t0 = performance.now();
+    const r = await research(base, free.key, { research_query: 'graphene battery charging speed', analysis_depth: 'quick', include_methodology: true }, 'scraped');
+    const seconds = (performance.now() - t0) / 1000;
+    expect(r.status, r.text).toBe(200);
+    expect(seconds).toBeGreaterThan(8);
+    expect(seconds).toBeLessThan(16);
+    expect(r.body.warnings.map((w: any) => w.code)).toContain('DEADLINE_REACHED');
+    expect(r.body.methodology.deadline_reached).toBe(true);
+    expect(r.body.sources_analyzed.map((x: any) => x.url).sort()).toEqual([`${pagesUrl}/news`, `${pagesUrl}/paper`]);
+    expect(r.body.key_insights.length).toBeGreaterThan(0);
+    expect(r.body.credits_used).toBe(5);
+  }, 30_000);
 });
 
 export type { FixtureDoc };
