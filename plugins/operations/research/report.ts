@@ -39,6 +39,9 @@ export interface ReportArgs {
   readonly generatedAt: number;
 }
 
+/** The report parts the built-in analysers fill; anything else an analyser returns goes under `extensions`. */
+const BUILT_IN_FIELDS = new Set(['key_insights', 'entity_analysis', 'sentiment', 'trend_analysis', 'executive_summary', 'summary_evidence', 'recommendations']);
+
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** Every quote in the report's fields (for `used` and the integrity check). */
@@ -136,6 +139,14 @@ export function assembleReport(a: ReportArgs): Assembled {
     citations,
     ...(fields.recommendations !== undefined ? { recommendations: fields.recommendations } : {}),
   };
+
+  // Fields of analysers beyond the built-in parts: under extensions.<analyser id>.
+  const extensions: Record<string, Record<string, unknown>> = {};
+  for (const x of a.analyses) {
+    const extra = Object.entries(x.fields).filter(([k]) => !BUILT_IN_FIELDS.has(k));
+    if (extra.length > 0) extensions[x.id] = Object.fromEntries(extra);
+  }
+  if (Object.keys(extensions).length > 0) body.extensions = extensions;
 
   if (input.include_methodology) {
     body.methodology = {

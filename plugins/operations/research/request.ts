@@ -70,6 +70,7 @@ export const ResearchResponse = Type.Object({
   recommendations: Type.Optional(Type.Array(Type.Any())),
   methodology: Type.Optional(Type.Any()),
   visualization_data: Type.Optional(Type.Any()),
+  extensions: Type.Optional(Type.Record(Type.String(), Type.Any(), { description: 'Fields of custom analyser plugins, by analyser id.' })),
   export_url: Type.Optional(Type.String()),
   export_expires_at: Type.Optional(Type.String()),
   warnings: Type.Optional(Type.Array(Type.Object({ code: Type.String(), message: Type.String() }))),
