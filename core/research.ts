@@ -72,7 +72,6 @@ export interface ResearchPlan {
   readonly subQueries: readonly string[];
   /** Key phrases of the question (lower case), used to rank passages. */
   readonly keyphrases: readonly string[];
-  /** Terms of the question, analysed as the index analyses them. */
   readonly maxSources: number;
   readonly sourceTypes: readonly SourceType[] | undefined;
   readonly window: TimeWindow | undefined;

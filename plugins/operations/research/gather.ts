@@ -205,7 +205,8 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
   const providerReports = new Map<string, { results: number; failures: number }>(deps.providers.map((p) => [p.id, { results: 0, failures: 0 }]));
   const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
   // Ordered by sub-query, then provider priority: ties in fusion favour the question and the first provider.
-  outcomes.sort((a, b) => a.q - b.q || deps.providers.findIndex((p) => p.id === a.provider) - deps.providers.findIndex((p) => p.id === b.provider));
+  const priority = new Map(deps.providers.map((p, n) => [p.id, n]));
+  outcomes.sort((a, b) => a.q - b.q || priority.get(a.provider)! - priority.get(b.provider)!);
   for (const o of outcomes) {
     const r = providerReports.get(o.provider)!;
     if (o.results === undefined) {

@@ -118,7 +118,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
         } satisfies ScrapedPage;
       }));
     });
-    return Effect.runPromise(Effect.mapError(work, (e: ApiFailure) => e) as Effect.Effect<ScrapedPage, ApiFailure>, { signal });
+    return Effect.runPromise(work, { signal });
   };
 
   const timed = <A>(ctx: Timed, stage: string, f: () => Promise<A>): Promise<A> => {
@@ -209,8 +209,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
         const warnings: Warn[] = [...ctx.gathered.warnings, ...ctx.analyseWarnings];
         if (ctx.corpus.sources.length === 0) warnings.push({ code: 'NO_SOURCES', message: 'no source could be read for this question with these filters; nothing was charged' });
         const { body } = assembleReport({
-          corpus: ctx.corpus, analyses: ctx.analyses, gather: ctx.gathered, timings: ctx.timings, warnings,
-          version: options.version, generatedAt: ctx.receivedAt,
+          corpus: ctx.corpus, analyses: ctx.analyses, gather: ctx.gathered, timings: ctx.timings, version: options.version,
         });
         ctx.timings.push({ stage: 'report', ms: performance.now() - t0 });
         return { report: body, warnings };

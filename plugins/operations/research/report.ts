@@ -34,9 +34,7 @@ export interface ReportArgs {
     readonly deadlineReached: boolean;
   };
   readonly timings: readonly StageTiming[];
-  readonly warnings: readonly { readonly code: string; readonly message: string }[];
   readonly version: string;
-  readonly generatedAt: number;
 }
 
 /** The report parts the built-in analysers fill; anything else an analyser returns goes under `extensions`. */
@@ -78,8 +76,6 @@ function relevanceOf(s: ResearchSource, corpus: Corpus): { score: number; parts:
 
 export interface Assembled {
   readonly body: Record<string, unknown>;
-  /** Quotes that were not verbatim and were removed (must be 0; counted for the bench). */
-  readonly removedQuotes: number;
 }
 
 /** The response body, without the credit fields and processing_time (the operation adds them). */
@@ -189,7 +185,7 @@ export function assembleReport(a: ReportArgs): Assembled {
   }
 
   if (input.visualization_data) body.visualization_data = visualization(corpus, sources, fields);
-  return { body, removedQuotes: 0 };
+  return { body };
 }
 
 function countBy<T>(items: readonly T[], key: (x: T) => string): { x: string; y: number }[] {
