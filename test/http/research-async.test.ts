@@ -32,7 +32,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../adapters/logging/pino.js';
 import { createScour, type Scour } from '../../config/container.js';
-import { researchCorpus } from '../fixtures/research-corpus.js';
+import { FULL_RESEARCH as FULL, researchCorpus } from '../fixtures/research-corpus.js';
 import { call, expectErrorBody, ISO, type Reply } from '../support/http.js';
 import { until } from '../support/processes.js';
 import { startSearxng, type FakeSearxng } from '../support/searxng.js';
@@ -47,21 +47,6 @@ const TERMINAL = new Set(['completed', 'failed']);
 const STAGES = ['plan', 'gather', 'read', 'analyse', 'report', 'rewrite', 'export'];
 const PRICE = { quick: 5, standard: 10, comprehensive: 15 } as const;
 
-const FULL = {
-  research_query: 'How stable are perovskite solar cells and what limits them?',
-  analysis_depth: 'standard',
-  entities: ['Oxford PV', 'First Solar'],
-  focus_areas: ['moisture', 'cost'],
-  include_sentiment: true,
-  include_trends: true,
-  cross_reference: true,
-  generate_summary: true,
-  include_citations: true,
-  citation_format: 'apa',
-  generate_recommendations: true,
-  include_methodology: true,
-  visualization_data: true,
-};
 
 /** The README's verification, step by step: HMAC-SHA256(secret, t + "." + raw body), any v1 matching, t within 5 minutes. */
 function readmeVerify(secret: string, raw: string, header: string | undefined): boolean {

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectErrorBody, type Reply } from '../support/http.js';
 import { CONFIGS, startScourIn, type Running } from '../support/server.js';
 import { startSearxng, type FakeSearxng } from '../support/searxng.js';
-import { researchCorpus, type FixtureDoc } from '../fixtures/research-corpus.js';
+import { FULL_RESEARCH as FULL, researchCorpus, type FixtureDoc } from '../fixtures/research-corpus.js';
 
 const ADMIN = 'research-contract-admin-token-01';
 const NOW = Date.now();
@@ -86,21 +86,6 @@ function expectIntegrity(body: any, texts: (url: string) => string | undefined):
   return qs.length;
 }
 
-const FULL = {
-  research_query: 'How stable are perovskite solar cells and what limits them?',
-  analysis_depth: 'standard',
-  entities: ['Oxford PV', 'First Solar'],
-  focus_areas: ['moisture', 'cost'],
-  include_sentiment: true,
-  include_trends: true,
-  cross_reference: true,
-  generate_summary: true,
-  include_citations: true,
-  citation_format: 'apa',
-  generate_recommendations: true,
-  include_methodology: true,
-  visualization_data: true,
-};
 
 describe.each(CONFIGS)('POST /v1/research (%s)', (config) => {
   let s: Running;
