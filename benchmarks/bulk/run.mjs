@@ -2,38 +2,50 @@
 // server (dist/), 100 real pages of the Zyte article benchmark served on
 // loopback (../scrape/static-site.mjs), every extractor on; beside Crawlee's
 // CheerioCrawler (../scrape/cheerio-baseline.mjs, its own process) over the
-// same 100 URLs, in the same run.
+// same 100 URLs, in the same run; and beside the same server with its
+// extraction in-process (SCOUR_EXTRACTION_WORKERS=0: what Scour did before
+// the extraction pool), also in the same run.
 //
-// BENCH_ROUNDS interleaved rounds (the side that goes first alternates);
-// each round uses URLs of its own (a query string), so no cache helps
-// either side. Scour: one bulk request, wall time from sending it to the
-// last byte of the answer; all 100 items must succeed with every extractor's
-// result. Cheerio: a fresh crawler process per round, a warm-up crawl of
-// BENCH_CHEERIO_WARMUP URLs, then the 100 URLs: wall time from crawler.run()
-// to its end. Memory: peak RSS (VmHWM, reset through /proc/<pid>/clear_refs
-// before the Scour request; the crawler's is its lifetime peak) and peak PSS
-// sampled every BENCH_SAMPLE_MS (reading smaps often slows the process read).
+// BENCH_ROUNDS interleaved rounds (the side that goes first rotates); each
+// round uses URLs of its own (a query string), so no cache helps any side.
+// Scour: one bulk request, wall time from sending it to the last byte of the
+// answer; all 100 items must succeed with every extractor's result. Cheerio:
+// a fresh crawler process per round, a warm-up crawl of BENCH_CHEERIO_WARMUP
+// URLs, then the 100 URLs: wall time from crawler.run() to its end. Memory:
+// peak RSS (VmHWM, reset through /proc/<pid>/clear_refs before the Scour
+// request; the crawler's is its lifetime peak) and peak PSS sampled every
+// BENCH_SAMPLE_MS (reading smaps often slows the process read).
 //
+// Then single scrapes (POST /v1/scrape, every extractor, one at a time) of
+// BENCH_SINGLE pages, alternating between the two servers page by page: the
+// latency a lone request sees (p50, p90), so the pool is seen not to slow it.
 // Then a sweep of concurrent_requests (BENCH_SWEEP, Scour only) to see
 // whether a bound other than the server maximum answers sooner.
 //
-// Target: Scour's median time at most half of Cheerio's (ratio <= 0.5).
-// Prints a markdown table and MET/MISS, writes benchmarks/results/bulk.json.
+// Target: Scour's median time at most 0.6 of Cheerio's (ratio <= 0.6), and
+// single scrapes no slower than in-process. Prints a markdown table and
+// MET/MISS, writes benchmarks/results/bulk.json.
 //
 // Settings: BENCH_ROUNDS (5), BENCH_URLS (100), BENCH_CONCURRENCY (16),
 // BENCH_SWEEP (1,2,4,8,16; empty: none), BENCH_SWEEP_ROUNDS (3),
-// BENCH_CHEERIO_WARMUP (32), BENCH_SAMPLE_MS (100), BENCH_PIN (none: every
-// process may use every core; split: the process under test on core 0,
-// this process and the target site on core 1, as bench:scrape does),
-// BENCH_DATA (the benchmark directory holding html/), BENCH_SERVER_ARGS
-// (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
-// BENCH_SERVER_ROOT (run the server from another build, e.g. a prototype
-// made by prototype-pool.mjs; default this checkout), BENCH_OUT (where the
-// JSON goes; default benchmarks/results/bulk.json), BENCH_SERVER_LOG=1 (copy
-// the server's output here).
+// BENCH_SINGLE (100; 0: none), BENCH_BASELINE (inprocess: a second server
+// with SCOUR_EXTRACTION_WORKERS=0; none: no second server),
+// BENCH_BASELINE_ROOT (run the baseline from another build instead, e.g. the
+// commit before; default: the same build), BENCH_CHEERIO_WARMUP (32),
+// BENCH_SAMPLE_MS (100), BENCH_PIN (none: every process may use every core;
+// split: the process under test on core 0, this process and the target site
+// on core 1, as bench:scrape does), BENCH_DATA (the benchmark directory
+// holding html/), BENCH_SERVER_ARGS (extra node flags for the server, e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/p"), BENCH_SERVER_ROOT (run the server
+// from another build; default this checkout), BENCH_SERVER_ENV (extra
+// environment for the server under test, e.g. "SCOUR_EXTRACTION_WORKERS=1"),
+// BENCH_ACCEPT_ENCODING (the client's Accept-Encoding; default fetch's own,
+// gzip and deflate, so the server gzips the answer; "identity": none),
+// BENCH_OUT (where the JSON goes; default benchmarks/results/bulk.json),
+// BENCH_SERVER_LOG=1 (copy the servers' output here).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -59,14 +71,22 @@ const PIN = env.BENCH_PIN ?? 'none';
 const DATA_DIR = env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extraction', 'zyte-article-benchmark');
 const SERVER_ARGS = (env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
 const SERVER_ROOT = env.BENCH_SERVER_ROOT ?? root;
+const SINGLE = setting('BENCH_SINGLE', 100);
+// What the client accepts: unset, fetch's own (gzip, deflate: the server gzips the 23 MB answer); "identity": no compression.
+const ACCEPT_ENCODING = env.BENCH_ACCEPT_ENCODING;
+const clientHeaders = (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) });
+const BASELINE = env.BENCH_BASELINE ?? 'inprocess';
+const BASELINE_ROOT = env.BENCH_BASELINE_ROOT ?? SERVER_ROOT;
+const SERVER_ENV = Object.fromEntries((env.BENCH_SERVER_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const OUT = env.BENCH_OUT ?? join(root, 'benchmarks/results/bulk.json');
 const EXTRACTORS = { extract_links: true, extract_images: true, extract_schema: true, extract_meta: true, main_content: true, markdown: true };
-const TARGET_RATIO = 0.5;
+const TARGET_RATIO = 0.6;
 
 if (SWEEP.some((c) => !Number.isInteger(c) || c < 1)) fail(2, 'BENCH_SWEEP: comma-separated integers >= 1');
 if (PIN !== 'none' && PIN !== 'split') fail(2, 'BENCH_PIN must be none or split');
+if (BASELINE !== 'inprocess' && BASELINE !== 'none') fail(2, 'BENCH_BASELINE must be inprocess or none');
 if (process.platform !== 'linux') fail(1, 'bench:bulk reads /proc: Linux only');
-if (!existsSync(join(SERVER_ROOT, 'dist/adapters/cli/main.js'))) fail(1, 'dist/ is missing: run `npm run build` first (npm run bench:bulk does it)');
+for (const r of new Set([SERVER_ROOT, BASELINE_ROOT])) if (!existsSync(join(r, 'dist/adapters/cli/main.js'))) fail(1, `${r}/dist is missing: run \`npm run build\` first (npm run bench:bulk does it)`);
 
 function fail(code, message) {
   console.error(message);
@@ -133,17 +153,17 @@ function watchMemory(pid) {
 // ---------------------------------------------------------------------------
 // Everything this run starts goes on the way out (also on failure and Ctrl-C).
 
-const owned = { site: undefined, server: undefined, crawler: undefined, dirs: [] };
+const owned = { site: undefined, servers: [], crawler: undefined, dirs: [] };
 let finishing;
 function teardown() {
   finishing ??= (async () => {
     if (owned.crawler?.exitCode === null) owned.crawler.kill('SIGKILL');
-    const srv = owned.server;
-    if (srv && srv.exitCode === null && srv.signalCode === null) {
+    await Promise.all(owned.servers.map(async (srv) => {
+      if (srv.exitCode !== null || srv.signalCode !== null) return;
       const gone = new Promise((r) => srv.once('exit', r));
       srv.kill('SIGTERM');
       if (await Promise.race([gone.then(() => true), wait(15_000).then(() => false)]) === false) srv.kill('SIGKILL');
-    }
+    }));
     await owned.site?.close().catch(() => undefined);
     for (const d of owned.dirs) rmSync(d, { recursive: true, force: true });
   })();
@@ -155,14 +175,15 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { teardown().fi
  * The built server on a free port, with a fresh data directory: its first
  * start creates the development account (Unicorn plan) and prints the key.
  */
-async function launchServer() {
+async function launchServer(serverRoot, extraEnv) {
   const dataDir = mkdtempSync(join(tmpdir(), 'scour-bench-bulk-'));
   owned.dirs.push(dataDir);
   const childEnv = { ...env, HOST: '127.0.0.1', PORT: '0', SCOUR_DATA_DIR: dataDir, SCOUR_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' };
   // Embedded configuration (SQLite, in-process limiter); nothing inherited that would change it.
-  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS']) delete childEnv[k];
-  const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: SERVER_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  owned.server = child;
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS', 'SCOUR_EXTRACTION_WORKERS']) delete childEnv[k];
+  Object.assign(childEnv, extraEnv);
+  const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: serverRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  owned.servers.push(child);
   let out = '';
   for (const s of [child.stdout, child.stderr]) {
     s.on('data', (d) => {
@@ -206,7 +227,7 @@ async function scourRound(server, urls, concurrency) {
   const t0 = performance.now();
   const res = await fetch(`${server.base}/v1/scrape/bulk`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+    headers: clientHeaders(server.key),
     body: JSON.stringify({ urls, ...EXTRACTORS, concurrent_requests: concurrency }),
   });
   const headMs = performance.now() - t0;
@@ -226,6 +247,25 @@ async function scourRound(server, urls, concurrency) {
     credits_used: body.credits_used, server_cpu_s: cpu1.all - cpu0.all, server_main_thread_cpu_s: cpu1.main - cpu0.main, peak_rss: hwm ?? mem.rss_sampled, peak_rss_source: hwm ? 'VmHWM' : 'sampled', peak_pss: mem.pss_sampled,
   };
 }
+
+/** One single scrape with every extractor: wall time from send to last byte. */
+async function singleScrape(server, url) {
+  const t0 = performance.now();
+  const res = await fetch(`${server.base}/v1/scrape`, {
+    method: 'POST',
+    headers: clientHeaders(server.key),
+    body: JSON.stringify({ url, ...EXTRACTORS }),
+  });
+  const body = await res.arrayBuffer();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`scrape answered ${res.status}: ${new TextDecoder().decode(body).slice(0, 300)}`);
+  return ms;
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
 
 /** A fresh CheerioCrawler process: warm-up crawl, then the measured crawl of `urls`. */
 function cheerioRound(urls, warmUrls, concurrency) {
@@ -273,28 +313,51 @@ try {
   if (ids.length < N_URLS) throw new Error(`only ${ids.length} pages in ${DATA_DIR}/html, ${N_URLS} asked for`);
   const urlsFor = (tag) => ids.map((id) => site.url(id, `?${tag}`));
 
-  const server = await launchServer();
-  serverLog = server.log;
-  console.log(`target site ${site.base}: ${ids.length} of ${site.ids.length} pages; Scour pid ${server.pid} at ${server.base} (${server.usage.plan ?? 'plan ?'}, ${server.usage.credits_remaining} credits)`);
-  pinTo(server.pid, '0');
+  const server = await launchServer(SERVER_ROOT, SERVER_ENV);
+  const baseline = BASELINE === 'none' ? undefined : await launchServer(BASELINE_ROOT, { SCOUR_EXTRACTION_WORKERS: '0' });
+  serverLog = () => `${server.log()}${baseline ? `\n--- baseline ---\n${baseline.log()}` : ''}`;
+  console.log(`target site ${site.base}: ${ids.length} of ${site.ids.length} pages; Scour pid ${server.pid} at ${server.base} (${server.usage.plan ?? 'plan ?'}, ${server.usage.credits_remaining} credits)${baseline ? `; in-process baseline pid ${baseline.pid} at ${baseline.base}` : ''}`);
+  for (const s of [server, baseline]) if (s) pinTo(s.pid, '0');
   pinTo(process.pid, canPin ? '1' : `0-${cores - 1}`);
 
-  // Warm-up, not counted: one bulk request of the same pages (JIT, parser, connection pools).
-  const warm = await scourRound(server, urlsFor('warm=0'), CONCURRENCY);
-  if (warm.succeeded !== N_URLS) throw new Error(`warm-up: ${warm.succeeded}/${N_URLS} succeeded: ${warm.problems.join('; ')}`);
+  // Warm-up, not counted: one bulk request of the same pages on each server (JIT, parser, connection pools, worker start).
+  for (const [name, s] of [['Scour', server], ['baseline', baseline]]) {
+    if (!s) continue;
+    const warm = await scourRound(s, urlsFor(`warm=${name}`), CONCURRENCY);
+    if (warm.succeeded !== N_URLS) throw new Error(`${name} warm-up: ${warm.succeeded}/${N_URLS} succeeded: ${warm.problems.join('; ')}`);
+  }
   const cheerioWarm = Array.from({ length: CHEERIO_WARMUP }, (_, i) => site.url(site.ids[i % site.ids.length], `?cwarm=${i}`));
 
+  const sides = baseline ? ['scour', 'baseline', 'cheerio'] : ['scour', 'cheerio'];
   const rounds = [];
   for (let r = 1; r <= ROUNDS; r++) {
     const urls = urlsFor(`round=${r}`);
-    const run = { scour: () => scourRound(server, urls, CONCURRENCY), cheerio: () => cheerioRound(urls, cheerioWarm, CONCURRENCY) };
-    const order = r % 2 === 1 ? ['scour', 'cheerio'] : ['cheerio', 'scour'];
-    const round = { round: r, first: order[0] };
+    const run = {
+      scour: () => scourRound(server, urls, CONCURRENCY),
+      baseline: () => scourRound(baseline, urlsFor(`round=${r}b`), CONCURRENCY),
+      cheerio: () => cheerioRound(urls, cheerioWarm, CONCURRENCY),
+    };
+    const order = sides.map((_, k) => sides[(k + r - 1) % sides.length]);
+    const round = { round: r, order };
     for (const side of order) round[side] = await run[side]();
     rounds.push(round);
     const s = round.scour;
     const c = round.cheerio;
-    console.log(`round ${r}: Scour ${fmt(s.wall_ms)} s (${s.succeeded}/${s.total} ok, peak RSS ${mib(s.peak_rss)} MiB) | Cheerio ${fmt(c.wall_ms)} s (${c.pages}/${N_URLS} ok, peak RSS ${mib(c.peak_rss)} MiB) | ratio ${(s.wall_ms / c.wall_ms).toFixed(2)}`);
+    const b = round.baseline;
+    console.log(`round ${r}: Scour ${fmt(s.wall_ms)} s (${s.succeeded}/${s.total} ok, peak RSS ${mib(s.peak_rss)} MiB)${b ? ` | in-process ${fmt(b.wall_ms)} s (${b.succeeded}/${b.total} ok)` : ''} | Cheerio ${fmt(c.wall_ms)} s (${c.pages}/${N_URLS} ok, peak RSS ${mib(c.peak_rss)} MiB) | ratio ${(s.wall_ms / c.wall_ms).toFixed(2)}${b ? ` (in-process ${(b.wall_ms / c.wall_ms).toFixed(2)})` : ''}`);
+  }
+
+  // Single scrapes, one at a time, alternating servers page by page (the first one each: not counted).
+  const single = { scour: [], baseline: [] };
+  if (SINGLE > 0) {
+    for (const [name, s] of [['scour', server], ['baseline', baseline]]) if (s) await singleScrape(s, site.url(ids[0], `?single-warm=${name}`));
+    for (let k = 0; k < SINGLE; k++) {
+      const id = ids[k % ids.length];
+      const pair = (k % 2 ? [['baseline', baseline], ['scour', server]] : [['scour', server], ['baseline', baseline]]).filter(([, s]) => s);
+      for (const [name, s] of pair) single[name].push(await singleScrape(s, site.url(id, `?single=${k}-${name}`)));
+    }
+    const line = (name, xs) => `${name}: p50 ${quantile(xs, 0.5).toFixed(1)} ms, p90 ${quantile(xs, 0.9).toFixed(1)} ms`;
+    console.log(`single scrapes (${SINGLE}, every extractor): ${line('Scour', single.scour)}${baseline ? `; ${line('in-process', single.baseline)}` : ''}`);
   }
 
   const sweep = [];
@@ -316,27 +379,38 @@ try {
   });
   const scour = summary('scour');
   const cheerio = summary('cheerio');
+  const inprocess = baseline ? summary('baseline') : undefined;
   const ratio = scour.median_ms / cheerio.median_ms;
-  const allOk = rounds.every((r) => r.scour.succeeded === N_URLS && r.scour.problems.length === 0 && r.cheerio.pages === N_URLS);
+  const ratioInprocess = inprocess ? inprocess.median_ms / cheerio.median_ms : undefined;
+  const singleP50 = SINGLE > 0 ? quantile(single.scour, 0.5) : undefined;
+  const singleBaseP50 = SINGLE > 0 && baseline ? quantile(single.baseline, 0.5) : undefined;
+  const allOk = rounds.every((r) => r.scour.succeeded === N_URLS && r.scour.problems.length === 0 && r.cheerio.pages === N_URLS && (!r.baseline || r.baseline.succeeded === N_URLS));
   const best = sweep.length ? sweep.reduce((a, b) => (b.median_ms < a.median_ms ? b : a)) : undefined;
-  const targets = { [`Scour median <= ${TARGET_RATIO} x Cheerio median`]: ratio <= TARGET_RATIO, 'every URL succeeded on both sides': allOk };
+  const targets = { [`Scour median <= ${TARGET_RATIO} x Cheerio median`]: ratio <= TARGET_RATIO, 'every URL succeeded on every side': allOk };
+  // "Not worse": within 5% (or 1 ms) of in-process, the noise of one run on a shared machine.
+  if (singleBaseP50 !== undefined) targets['single scrape p50 not worse than in-process (within 5%)'] = singleP50 <= Math.max(singleBaseP50 * 1.05, singleBaseP50 + 1);
 
+  const row = (name, x, side, okKey) => `| ${name} | ${fmt(x.median_ms)} | ${fmt(x.min_ms)} | ${pick(side, 'wall_ms').map(fmt).join(', ')} | ${mib(x.peak_rss_max)} | ${mib(x.peak_pss_max)} | ${pick(side, okKey).join(', ')} |`;
   const lines = [
     '',
-    `## Bulk scrape: ${N_URLS} pages, ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY} on both sides${canPin ? ' (target on core 0, this process and the site on core 1)' : `, no pinning (${cores} cores shared)`}`,
+    `## Bulk scrape: ${N_URLS} pages, ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY} on every side${canPin ? ' (target on core 0, this process and the site on core 1)' : `, no pinning (${cores} cores shared)`}`,
     '',
-    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
+    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte, Accept-Encoding ${ACCEPT_ENCODING ?? 'gzip, deflate (fetch\'s default)'}${SERVER_ENV && Object.keys(SERVER_ENV).length ? ` (server env ${JSON.stringify(SERVER_ENV)})` : ''}; in-process: the same build with SCOUR_EXTRACTION_WORKERS=0. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
     '',
     '| target | median s | min s | rounds (s) | peak RSS MiB | peak PSS MiB | ok |',
     '|---|---:|---:|---|---:|---:|---:|',
-    `| Scour bulk, all extractors | ${fmt(scour.median_ms)} | ${fmt(scour.min_ms)} | ${pick('scour', 'wall_ms').map(fmt).join(', ')} | ${mib(scour.peak_rss_max)} | ${mib(scour.peak_pss_max)} | ${pick('scour', 'succeeded').join(', ')} |`,
-    `| Crawlee CheerioCrawler | ${fmt(cheerio.median_ms)} | ${fmt(cheerio.min_ms)} | ${pick('cheerio', 'wall_ms').map(fmt).join(', ')} | ${mib(cheerio.peak_rss_max)} | ${mib(cheerio.peak_pss_max)} | ${pick('cheerio', 'pages').join(', ')} |`,
+    row('Scour bulk, all extractors (extraction pool)', scour, 'scour', 'succeeded'),
+    ...(inprocess ? [row('Scour bulk, extraction in-process (before)', inprocess, 'baseline', 'succeeded')] : []),
+    row('Crawlee CheerioCrawler', cheerio, 'cheerio', 'pages'),
     '',
-    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO}).`,
+    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO})${ratioInprocess !== undefined ? `; in-process / Cheerio: ${ratioInprocess.toFixed(2)}; Scour / in-process: ${(scour.median_ms / inprocess.median_ms).toFixed(2)}` : ''}.`,
     '',
-    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, first byte at ${fmt(median(pick('scour', 'first_byte_ms')))} s, last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB. Peak RSS: VmHWM (Scour's server: reset before each request; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
+    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, first byte at ${fmt(median(pick('scour', 'first_byte_ms')))} s, last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` In-process: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
     '',
   ];
+  if (SINGLE > 0) {
+    lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; in-process p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
+  }
   if (sweep.length) {
     lines.push('| concurrent_requests (Scour only) | median s | min s |', '|---:|---:|---:|');
     for (const s of sweep) lines.push(`| ${s.concurrent_requests}${s === best ? ' (fastest)' : ''} | ${fmt(s.median_ms)} | ${fmt(s.min_ms)} |`);
@@ -344,6 +418,7 @@ try {
   }
   for (const r of rounds) {
     for (const p of r.scour.problems) lines.push(`Scour round ${r.round}: ${p}`);
+    for (const p of r.baseline?.problems ?? []) lines.push(`In-process round ${r.round}: ${p}`);
     for (const f of r.cheerio.failures ?? []) lines.push(`Cheerio round ${r.round}: ${f}`);
   }
   lines.push(...Object.entries(targets).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`));
@@ -352,15 +427,17 @@ try {
   const result = {
     benchmark: 'bulk',
     date: new Date().toISOString(),
-    machine: { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores, memory_bytes: totalmem(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'latin1').trim() },
+    machine: { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores, memory_bytes: totalmem(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'latin1').trim(), loadavg_at_end: loadavg() },
     settings: {
-      rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP,
-      sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS, server_root: SERVER_ROOT === root ? 'this checkout' : SERVER_ROOT,
+      rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP, single: SINGLE,
+      accept_encoding: ACCEPT_ENCODING ?? 'fetch default (gzip, deflate)', sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS, server_env: SERVER_ENV, server_root: SERVER_ROOT === root ? 'this checkout' : SERVER_ROOT,
+      baseline: baseline ? { kind: 'SCOUR_EXTRACTION_WORKERS=0', root: BASELINE_ROOT === root ? 'this checkout' : BASELINE_ROOT } : null,
       plan: server.usage.plan ?? 'unicorn (bootstrap key)', body: { ...EXTRACTORS, concurrent_requests: CONCURRENCY },
       configuration: 'embedded (SQLite, in-process limiter), fresh data directory', target: 'loopback node:http serving the Zyte pages decompressed',
     },
-    scour, cheerio, ratio_median: ratio, target_ratio: TARGET_RATIO,
-    rounds, sweep, fastest_concurrency: best?.concurrent_requests ?? null, warmup: warm, targets, unit: { time: 'ms', memory: 'bytes' },
+    scour, inprocess: inprocess ?? null, cheerio, ratio_median: ratio, ratio_inprocess_median: ratioInprocess ?? null, target_ratio: TARGET_RATIO,
+    single: SINGLE > 0 ? { scour_ms: single.scour, inprocess_ms: single.baseline, scour_p50_ms: singleP50, inprocess_p50_ms: singleBaseP50 ?? null } : null,
+    rounds, sweep, fastest_concurrency: best?.concurrent_requests ?? null, targets, unit: { time: 'ms', memory: 'bytes' },
   };
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);

@@ -19,6 +19,20 @@
 // Chromium processes while idle after the run, and after SIGTERM (must be
 // none: any process of the pool still alive is reported as leaked).
 //
+// Part 3, where a render goes (issue 15): render-phases.mjs in a child
+// process (with the same DNS setting), after the server is gone: the browser
+// fetcher in-process in two configurations in the same run, `legacy` (the
+// rules before issue 15: a context created per render, load event + network
+// idle, nothing blocked, Chromium's browser UI left on, page closed before
+// the answer) and `new` (the defaults); per-phase timings from the fetcher's
+// onTiming hook for a small loopback page one at a time (p50/p99), renders/s
+// and CPU per render at BENCH_RENDER_CONCURRENCY in flight on the Zyte pages
+// and on the small page, memory before/after, Chromium processes after
+// stop(). BENCH_LEGACY_MODULE=<path to an older plugins/fetchers/browser
+// index.js> runs that code as `legacy` instead; BENCH_PHASES=0 skips part 3.
+// Its own settings: BENCH_PHASE_RENDERS, BENCH_PHASE_WARMUP,
+// BENCH_THROUGHPUT_RENDERS, BENCH_THROUGHPUT_SMALL (see render-phases.mjs).
+//
 // Prints markdown tables and MET/MISS lines, writes benchmarks/results/scrape.json.
 // Everything it starts (target site, server, crawler, temp dirs) is removed
 // on the way out, also on failure and on Ctrl-C.
@@ -46,6 +60,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { allProcs, chromiumKinds, isChromium, pssBytes, rssBytes, serverProcesses } from './procs.mjs';
+import { renderPhaseTables } from './render-phases.mjs';
 import { startStaticSite } from './static-site.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -66,6 +81,7 @@ const RENDER_WARMUP = int('BENCH_RENDER_WARMUP', 16);
 const BROWSER_PAGES = int('BENCH_BROWSER_PAGES', 8, 1);
 const DATA_DIR = process.env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extraction', 'zyte-article-benchmark');
 const DNS = process.env.BENCH_DNS ?? 'offline';
+const PHASES = process.env.BENCH_PHASES !== '0';
 if (DNS !== 'offline' && DNS !== 'system') {
   console.error('BENCH_DNS must be offline or system');
   process.exit(2);
@@ -113,6 +129,7 @@ let crawleeDir;
 let site;
 let scour; // { child, pid, log() }
 let cheerioChild;
+let phasesChild;
 let sampler;
 const markers = new Set();
 /** Chromium processes seen in the server's tree or carrying its marker: pid -> start time. */
@@ -149,6 +166,8 @@ function cleanup() {
   cleaning ??= (async () => {
     clearInterval(sampler);
     if (cheerioChild && cheerioChild.exitCode === null) cheerioChild.kill('SIGKILL');
+    // The phases child stops its fetchers on SIGTERM's way out only if it gets the chance; its Chromium goes below anyway.
+    if (phasesChild && phasesChild.exitCode === null) phasesChild.kill('SIGKILL');
     await stopScour(15_000).catch(() => undefined);
     // Whatever the server left of its Chromium pool goes too (by pid, only processes of this run).
     for (const p of chromiumStillAlive()) {
@@ -355,6 +374,28 @@ function runCheerio(urls, warmUrls, concurrency) {
   });
 }
 
+/** Part 3: render-phases.mjs in its own process (offline DNS stub as the server had), its result by IPC. */
+function runPhases() {
+  const execArgv = DNS === 'offline' ? ['--import', join(root, 'benchmarks/scrape/offline-dns.mjs')] : [];
+  return new Promise((resolve, reject) => {
+    const child = fork(join(root, 'benchmarks/scrape/render-phases.mjs'), [], { cwd: root, execArgv, env: cleanEnv({ BENCH_RENDER_CONCURRENCY: String(RENDER_CONCURRENCY) }), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    phasesChild = child;
+    let out = '';
+    child.stdout.on('data', (d) => { out = (out + d).slice(-20_000); });
+    child.stderr.on('data', (d) => { out = (out + d).slice(-20_000); });
+    let answered = false;
+    child.once('message', (m) => {
+      answered = true;
+      if (m.ok) resolve(m.result);
+      else reject(new Error(`render phases failed: ${m.error}\n${out}`));
+    });
+    child.once('exit', (code, signal) => {
+      phasesChild = undefined;
+      if (!answered) reject(new Error(`render phases exited (${code ?? signal}) without an answer:\n${out}`));
+    });
+  });
+}
+
 const mib = (b) => b / (1024 * 1024);
 const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
@@ -458,11 +499,32 @@ try {
   const leaked = chromiumStillAlive().map((p) => ({ pid: p.pid, cmdline: p.cmdline.slice(0, 300) }));
   console.log(`SIGTERM server exited (code ${stopped.code}, signal ${stopped.signal}${stopped.killed ? ', SIGKILLed after 30 s' : ''}) in ${f0(stopped.ms)} ms; ${leaked.length} Chromium processes left`);
 
+  // ---- Part 3: where a render goes (in-process, legacy and new in the same run) ----
+  let phases;
+  if (PHASES) {
+    if (interrupted) throw new Error('interrupted');
+    console.log('part 3  render phases: legacy and new configurations in-process (a few minutes)...');
+    phases = await runPhases();
+    const n = phases.modes.new;
+    const l = phases.modes.legacy;
+    console.log(`part 3  small page one at a time: p50 ${f0(l?.latency.p50_ms)} -> ${f0(n?.latency.p50_ms)} ms, p99 ${f0(l?.latency.p99_ms)} -> ${f0(n?.latency.p99_ms)} ms; Zyte at ${RENDER_CONCURRENCY} in flight ${l?.throughput?.per_s.toFixed(2)} -> ${n?.throughput?.per_s.toFixed(2)} renders/s`);
+  }
+
   const scourErrors = scourStatic.errors + render.errors;
   const met = {
     'no Chromium process leaked': leaked.length === 0 && !stopped.killed,
     '0 errors': scourErrors === 0 && (warmRender?.errors ?? 0) === 0,
   };
+  if (phases?.modes.new) {
+    const n = phases.modes.new;
+    const l = phases.modes.legacy;
+    met['render, small loopback page, warm, one at a time: p50 < 250 ms'] = n.latency.p50_ms < 250;
+    met['render, small loopback page, warm, one at a time: p99 < 600 ms'] = n.latency.p99_ms < 600;
+    if (l?.throughput && n.throughput) met[`render throughput at ${RENDER_CONCURRENCY} in flight (Zyte pages) >= 2x legacy in the same run`] = n.throughput.per_s >= 2 * l.throughput.per_s;
+    const grew = n.memory.after.chromium - n.memory.before.chromium;
+    met['flat memory: Chromium PSS after the loaded parts within +15% (or +64 MiB) of before'] = grew <= Math.max(64 * 1024 * 1024, 0.15 * n.memory.before.chromium);
+    met['0 Chromium processes after stop() (part 3, both configurations)'] = Object.values(phases.modes).every((x) => x.stop?.chromium_left === 0);
+  }
 
   // ---- Report ----
   const avg = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / Math.max(1, xs.length);
@@ -513,6 +575,12 @@ try {
     ...(cheerio.failures ?? []).map((f) => `Cheerio failure: ${f}`),
     ...leaked.map((p) => `LEAKED pid ${p.pid}: ${p.cmdline}`),
   ];
+  if (phases) {
+    lines.push(`## Part 3: where a render goes, browser fetcher in-process, legacy rules and the new defaults in the same run${process.env.BENCH_LEGACY_MODULE ? ` (legacy = ${process.env.BENCH_LEGACY_MODULE})` : ''}`, '', renderPhaseTables(phases));
+    for (const [m, x] of Object.entries(phases.modes)) {
+      for (const k of ['throughput', 'throughput_small']) for (const e of x[k]?.errors ?? []) errorLines.push(`error (part 3, ${m}, ${k}) x${e.count}: ${e.kind}`);
+    }
+  }
   if (errorLines.length) lines.push(...errorLines, '');
   lines.push(...Object.entries(met).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`));
   console.log(lines.join('\n'));
@@ -546,6 +614,7 @@ try {
       chromium: { idle_before: idleBefore.filter(isChromium).length, idle_after: idleChromium.length, idle_after_kinds: idleKinds, after_sigterm: leaked.length, leaked },
       shutdown: { code: stopped.code, signal: stopped.signal, ms: Math.round(stopped.ms), sigkilled: stopped.killed },
     },
+    render_phases: phases ?? null,
     targets: met,
   };
   mkdirSync(join(root, 'benchmarks/results'), { recursive: true });

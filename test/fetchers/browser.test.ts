@@ -92,6 +92,10 @@ function targetRoutes(url: URL, req: http.IncomingMessage, res: http.ServerRespo
     case '/hang-img':
       html(res, page('<p>loading forever</p><img src="/hang">'));
       return true;
+    case '/hang-fetch':
+      // A page that never goes quiet: its script waits on a request that is never answered.
+      html(res, page('<p>loading forever</p><script>fetch("/hang").catch(() => {});</script>'));
+      return true;
     case '/js-redirect':
       html(res, page(`<p>moving on</p><script>addEventListener("load", () => setTimeout(() => { location.href = ${JSON.stringify(url.searchParams.get('to') ?? '/js')}; }, 50));</script>`));
       return true;
@@ -291,7 +295,7 @@ describe('browser fetcher', () => {
 
   it('fails with TargetTimeout when the whole fetch overruns timeoutMs', async () => {
     const t = performance.now();
-    const f = await failure(fetcher.fetch(request(`${target.origin}/hang-img`, { timeoutMs: 1500 })));
+    const f = await failure(fetcher.fetch(request(`${target.origin}/hang-fetch`, { timeoutMs: 1500 })));
     expect(f.code).toBe('TARGET_TIMEOUT');
     expect(performance.now() - t).toBeLessThan(3000);
     expect(fetcher.stats().openPages).toBe(0);
@@ -357,11 +361,11 @@ describe('browser fetcher', () => {
 
   it('a client abort mid-render closes the page at once and the pool stays usable', async () => {
     const ac = new AbortController();
-    const p = fetcher.fetch(request(`${target.origin}/hang-img`, { signal: ac.signal, timeoutMs: 30_000 }));
+    const p = fetcher.fetch(request(`${target.origin}/hang-fetch`, { signal: ac.signal, timeoutMs: 30_000 }));
     p.catch(() => undefined);
     const t0 = performance.now();
     while (fetcher.stats().openPages === 0 && performance.now() - t0 < 5000) await sleep(5);
-    await sleep(300); // mid-navigation: the document is in, its image never comes
+    await sleep(300); // mid-render: the document is in, its script's request never comes back
     const t = performance.now();
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
@@ -549,7 +553,7 @@ describe('browser lifecycle', () => {
     t = performance.now();
     await own.fetch(request(`${target.origin}/js`));
     timings.firstFetchAfterStart = Math.round(performance.now() - t);
-    const hanging = own.fetch(request(`${target.origin}/hang-img`, { timeoutMs: 30_000 }));
+    const hanging = own.fetch(request(`${target.origin}/hang-fetch`, { timeoutMs: 30_000 }));
     const queued = own.fetch(request(`${target.origin}/js`));
     hanging.catch(() => undefined);
     queued.catch(() => undefined);

@@ -11,6 +11,12 @@
  * With an upstream proxy (chosen by a proxy provider) the target is still
  * judged by name before anything is sent, and the connection is chained
  * through the upstream: CONNECT for tunnels, absolute-form for plain http.
+ *
+ * A proxy may be started unbound, ahead of the fetch it will serve (with a
+ * pre-warmed browser context): until bind() gives it that fetch's policy it
+ * refuses everything, as the deny proxy does. Plain-http requests reuse their
+ * outbound connections (keep-alive, per host:port, only within this proxy,
+ * so within one fetch); a reused connection was judged when it was opened.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -25,17 +31,34 @@ interface CommonOptions {
   readonly connectTimeoutMs?: number;
 }
 
+/** What a proxy serving one fetch applies. */
+export interface EgressTarget {
+  readonly policy: GuardedPolicy;
+  /** Resolves and judges target names (the Egress port). */
+  readonly egress: Egress;
+  /** http://user:pass@host:port of an upstream proxy to chain to. */
+  readonly upstream?: string | undefined;
+}
+
 export type EgressProxyOptions = CommonOptions & (
   /** Refuses everything (Chromium's own background traffic, the browser-wide default). */
   | { readonly policy: 'deny' }
-  | {
-    readonly policy: GuardedPolicy;
-    /** Resolves and judges target names (the Egress port). */
-    readonly egress: Egress;
-    /** http://user:pass@host:port of an upstream proxy to chain to. */
-    readonly upstream?: string | undefined;
-  }
+  /** Refuses everything until bind() gives it a fetch's target policy. */
+  | { readonly policy: 'unbound' }
+  | EgressTarget
 );
+
+/** What went through one proxy (tests, benchmarks). */
+export interface EgressCounts {
+  /** Connections the browser opened to the proxy (fewer than requests when it keeps them alive). */
+  readonly clientConnections: number;
+  /** Plain-http requests forwarded (or refused). */
+  readonly requests: number;
+  /** CONNECT tunnels asked for. */
+  readonly tunnels: number;
+  /** Outbound connections opened for plain-http requests (fewer than requests when kept alive). */
+  readonly targetConnections: number;
+}
 
 /** What happened to one host:port. */
 export interface EgressOutcome {
@@ -52,6 +75,9 @@ export interface EgressProxy {
   outcomeFor(targetUrl: string): EgressOutcome | undefined;
   /** Every host:port refused so far (tests, logs). */
   refused(): readonly string[];
+  /** Give an unbound proxy the policy of the fetch it serves; once. Throws for any other proxy. */
+  bind(target: EgressTarget): void;
+  counts(): EgressCounts;
   close(): Promise<void>;
 }
 
@@ -86,11 +112,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   // One listener per pending connect or lookup; a busy page has dozens.
   setMaxListeners(0, closing.signal);
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
-  const guarded = options.policy === 'deny' ? undefined : options as Extract<EgressProxyOptions, { readonly egress: Egress }>;
-  const upstream = guarded?.upstream ? new URL(guarded.upstream) : undefined;
-  const upstreamAuth = upstream && (upstream.username || upstream.password)
-    ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`
-    : undefined;
+  let guarded: EgressTarget | undefined;
+  let upstream: URL | undefined;
+  let upstreamAuth: string | undefined;
+  let bindable = options.policy === 'unbound';
+  const counts = { clientConnections: 0, requests: 0, tunnels: 0, targetConnections: 0 };
+  const bind = (target: EgressTarget) => {
+    guarded = target;
+    upstream = target.upstream ? new URL(target.upstream) : undefined;
+    upstreamAuth = upstream && (upstream.username || upstream.password)
+      ? `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`
+      : undefined;
+  };
+  if (options.policy !== 'deny' && options.policy !== 'unbound') bind(options as EgressTarget);
 
   const record = (key: string, o: EgressOutcome) => {
     // A refusal outranks a failure: it is the verdict the fetcher must report.
@@ -191,19 +225,23 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       res.end();
       return;
     }
+    counts.requests++;
     const port = target.port === '' ? 80 : Number(target.port);
     const key = endpointKey(target.hostname, port);
     const headers: http.OutgoingHttpHeaders = { ...req.headers };
     for (const h of HOP_BY_HOP) delete headers[h];
-    const connect = upstream ? connectUpstream(target.hostname) : connectDirect(target.hostname, port);
-    connect.then((socket) => {
-      if (upstreamAuth) headers['proxy-authorization'] = upstreamAuth;
+    if (upstreamAuth) headers['proxy-authorization'] = upstreamAuth;
+    // A request without a body can be sent again when a kept-alive connection turns out closed by the target.
+    const replayable = (req.method === 'GET' || req.method === 'HEAD') && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    const send = (retried: boolean) => {
       const out = http.request({
         method: req.method,
+        host: target.hostname,
+        port,
         // Absolute-form to an upstream proxy, origin-form to the target.
         path: upstream ? target.href : target.pathname + target.search,
         headers,
-        createConnection: () => socket,
+        agent,
       });
       out.on('response', (up) => {
         const h: http.OutgoingHttpHeaders = { ...up.headers };
@@ -213,16 +251,39 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         up.pipe(res);
         up.on('error', () => res.destroy());
       });
-      out.on('error', (e) => failPlain(res, key, e));
+      out.on('error', (e) => {
+        if (!retried && replayable && out.reusedSocket && !res.headersSent && !closing.signal.aborted) {
+          send(true);
+          return;
+        }
+        failPlain(res, key, e);
+      });
       res.on('close', () => { if (!res.writableFinished) out.destroy(); });
-      req.pipe(out);
-    }, (e: unknown) => {
-      req.resume();
-      failPlain(res, key, e);
-    });
+      if (replayable) {
+        req.resume();
+        out.end();
+      } else {
+        req.pipe(out);
+      }
+    };
+    send(false);
   });
 
+  // Outbound connections for plain http: opened (and judged) by connectDirect/connectUpstream,
+  // kept alive per target host:port for the next request of this same proxy.
+  const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  agent.createConnection = (opts, oncreate) => {
+    const hostname = String(opts.host ?? '');
+    const port = Number(opts.port ?? 80);
+    (upstream ? connectUpstream(hostname) : connectDirect(hostname, port)).then((s) => {
+      counts.targetConnections++;
+      oncreate?.(null, s);
+    }, (e: unknown) => oncreate?.(e instanceof Error ? e : new Error(String(e)), undefined as never));
+    return undefined;
+  };
+
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    counts.tunnels++;
     track(client);
     client.on('error', () => client.destroy());
     const authority = parseAuthority(req.url ?? '');
@@ -291,6 +352,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
 
   server.on('connection', (s: net.Socket) => {
+    counts.clientConnections++;
     track(s);
     s.on('error', () => s.destroy());
   });
@@ -318,8 +380,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       }
     },
     refused: () => [...outcomes].filter(([, o]) => o.kind === 'refused').map(([k]) => k),
+    bind(target) {
+      if (!bindable) throw new Error('this egress proxy cannot be bound (it has a policy already)');
+      bindable = false;
+      bind(target);
+    },
+    counts: () => ({ ...counts }),
     close() {
       closing.abort();
+      agent.destroy();
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();

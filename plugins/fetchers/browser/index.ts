@@ -2,13 +2,26 @@
  * The browser fetcher (render_js, wait_for, screenshots): Crawlee's
  * BrowserPool driving Chromium through Playwright, one fresh incognito
  * context per fetch, a bounded number of pages at once, and every byte the
- * browser sends routed through a per-fetch egress proxy (egress-proxy.ts)
+ * browser sends routed through the fetch's own egress proxy (egress-proxy.ts)
  * that applies the guard to the address actually connected.
  *
- * Resource rules: a fetch holds a page slot from the moment it leaves the
- * queue until its page and context are closed, on every path (success,
- * failure, timeout, client abort); stop() destroys the pool and then makes
- * sure, by pid, that no Chromium process of this pool is left.
+ * Fast path (issue 15): a few fresh, never-used contexts are made ahead
+ * (warm-pool.ts), each with its page and an unbound egress proxy that
+ * refuses everything until the fetch that takes it binds it to its own
+ * policy; a context serves one fetch and is then closed, never reused, so
+ * no cookie or storage crosses from one request (or account) to the next.
+ * The page is read when the request's own condition holds (settle.ts: its
+ * wait_for, or DOM ready plus a short quiet period of the network), never
+ * after a fixed sleep; fonts, media and images are not fetched unless a
+ * screenshot needs them; the DOM is read over CDP (no script world to set
+ * up); the page is closed after the answer is handed back.
+ *
+ * Resource rules: at most maxPages fetches hold a page (a slot) at once,
+ * from the moment they leave the queue to their answer; every page and
+ * context is closed on every path (success, failure, timeout, client abort),
+ * and at most maxPages are closing at once (a fetch waits for room first);
+ * the warm pool holds at most prewarmContexts more. stop() closes the pool
+ * and then makes sure, by pid, that no Chromium process of it is left.
  */
 import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
@@ -17,7 +30,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { BrowserContext, Page, Response } from 'playwright';
+import type { BrowserContext, CDPSession, Page, Response } from 'playwright';
 import type { FetcherPlugin, FetchRequest, FetchResult, ScreenshotSpec } from '../../sdk/scrape.js';
 import { defineFetcher } from '../../sdk/scrape.js';
 import { BadRequest, InternalError, isApiFailure, ServiceUnavailable, TargetNotAllowed, TargetResponseInvalid, TargetTimeout, TargetUnreachable } from '../../../core/errors.js';
@@ -28,9 +41,17 @@ import { checkTargetUrl } from '../../../core/egress.js';
 import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-proxy.js';
 import { imageSize } from './image-size.js';
 import { looksLike, processTree } from './processes.js';
+import { NetworkTracker } from './settle.js';
+import { PhaseClock, type RenderTiming } from './timing.js';
+import { WarmPool, type Fresh } from './warm-pool.js';
 
-/** How long to wait for the load event once the document is in (then the page is taken as it is). */
+export { RENDER_PHASES, type RenderPhase, type RenderTiming } from './timing.js';
+
+/** The 'load' settle rule: how long to wait for the load event once the document is in (then the page is taken as it is). */
 const LOAD_WAIT_MS = 10_000;
+
+/** What a page never needs for its HTML: not fetched unless a screenshot will show it (CDP Fetch resource types). */
+const BLOCKED_TYPES = ['Image', 'Font', 'Media'] as const;
 
 export interface BrowserFetcherOptions {
   /** How the browser's egress proxy resolves and judges targets (the guard applies the policy below). */
@@ -56,24 +77,55 @@ export interface BrowserFetcherOptions {
   /** An idle browser is closed after this long (the next fetch starts a new one, ~0.5 s). Default 300. */
   readonly idleBrowserSecs?: number;
   /**
-   * After `load`, how long to wait at most for the network to go quiet (500 ms
-   * without requests), so content fetched by scripts is in. Skipped when the
-   * request has wait_for (that says what to wait for). 0 disables. Default 1000.
+   * Fresh contexts (each with its page and unbound egress proxy) made ahead
+   * and kept ready; each serves one fetch and is closed. A fetch with its own
+   * user agent gets a context made for it. 0 makes every context on demand.
+   * Default 2 (at most maxPages).
    */
+  readonly prewarmContexts?: number;
+  /**
+   * When a page without wait_for is read. 'quiet' (default): at DOM ready
+   * (DOMContentLoaded), once no request of the page has been in flight for
+   * networkQuietMs, or settleMaxMs after DOM ready in any case. 'load' (the
+   * rule before issue 15, kept for comparison): the load event (at most 10 s),
+   * then up to networkIdleMs for 500 ms without requests.
+   */
+  readonly settle?: 'quiet' | 'load';
+  /** The quiet period of the 'quiet' rule. Default 100 ms. */
+  readonly networkQuietMs?: number;
+  /** The 'quiet' rule's bound after DOM ready; then the page is taken as it is. Default 2000 ms. */
+  readonly settleMaxMs?: number;
+  /** The 'load' rule: after `load`, how long to wait at most for 500 ms without requests. 0 disables. Default 1000. */
   readonly networkIdleMs?: number;
+  /** Do not fetch fonts, media and images when no screenshot is asked for. Default true. */
+  readonly blockResources?: boolean;
+  /** Close the page before handing back the answer (the behaviour before issue 15; slower). Default false: closed just after. */
+  readonly closeBeforeAnswer?: boolean;
   /** The rendered DOM larger than this (UTF-8 bytes) fails with TargetResponseInvalid. Default 10 MiB. */
   readonly maxBodyBytes?: number;
   /** Full-page screenshots are cut at this height (pixels). Default 16384. */
   readonly maxScreenshotHeight?: number;
-  /** More Chromium switches. */
+  /** More Chromium switches (a --disable-features here is merged into the fetcher's own list). */
   readonly extraArgs?: readonly string[];
+  /**
+   * Start Chromium without what a headless fetcher never shows or uses (see
+   * LEAN_DISABLED_FEATURES): about three quarters of the CPU a new context
+   * costs. Default true; false only to measure the behaviour before issue 15.
+   */
+  readonly leanBrowser?: boolean;
+  /** Called once per render, after its page is released, with where the time went (benchmarks, metrics). */
+  readonly onTiming?: (timing: RenderTiming) => void;
 }
 
 export interface BrowserFetcherStats {
   /** Chromium browsers running (starting, active, or retired and draining). */
   readonly browsers: number;
-  /** Pages (with their contexts) open or being opened. */
+  /** Pages (with their contexts) held by fetches: being opened or taken, or rendering, until the answer. */
   readonly openPages: number;
+  /** Fresh contexts ready in the warm pool. */
+  readonly warmContexts: number;
+  /** Pages (with their contexts and proxies) being closed after their answer. */
+  readonly closingPages: number;
   /** Fetches waiting for a page. */
   readonly queued: number;
   /** Live pids of this pool's Chromium processes (Linux; empty elsewhere). */
@@ -110,6 +162,48 @@ const BASE_ARGS = [
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
+
+/**
+ * Chromium features switched off when leanBrowser (the default). Chromium 156
+ * gives every new window, that is every browser context, a preloaded WebUI
+ * omnibox popup (chrome://omnibox-popup.top-chrome/, with its AI-mode variant:
+ * about 400 module scripts and their custom elements in a renderer of its
+ * own), about 0.75 s of CPU per context on a 2-core machine, more than a
+ * small page's whole render; and a spare renderer process per context, kept
+ * ready for a second navigation that a one-fetch context never makes (the
+ * page's first navigation stays in the renderer its about:blank had).
+ * Measured with /proc CPU counters on 12 contexts (context, a trivial page,
+ * close): 655-750 ms of Chromium CPU each with them, 232-262 ms without.
+ */
+const LEAN_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup', 'SpareRendererForSitePerProcess'];
+
+/**
+ * Playwright's own --disable-features list (playwright-core 1.65,
+ * chromiumSwitches.ts). Chromium honours only the last --disable-features
+ * switch, so the fetcher's switch, which comes after Playwright's, must
+ * repeat it; test/fetchers/browser-fast-path.test.ts reads the launched
+ * browser's command line and fails when Playwright's list has something this
+ * one lacks (after a Playwright upgrade).
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/** The launch switches: BASE_ARGS, the caller's extra ones, and one --disable-features with every feature asked to be off. */
+export function launchArgs(extraArgs: readonly string[], lean: boolean): string[] {
+  const disabled = lean ? [...PLAYWRIGHT_DISABLED_FEATURES, ...LEAN_DISABLED_FEATURES] : [];
+  const rest: string[] = [];
+  for (const a of extraArgs) {
+    const m = /^--disable-features=(.*)$/.exec(a);
+    if (m) disabled.push(...(m[1] ?? '').split(',').filter(Boolean));
+    else rest.push(a);
+  }
+  if (!lean && disabled.length > 0) disabled.unshift(...PLAYWRIGHT_DISABLED_FEATURES);
+  return [...BASE_ARGS, ...rest, ...(disabled.length > 0 ? [`--disable-features=${[...new Set(disabled)].join(',')}`] : [])];
+}
 
 const DEFAULT_VIEWPORT = { width: 1280, height: 800 } as const;
 
@@ -220,6 +314,36 @@ class Slots {
 
 // ---------------------------------------------------------------------------
 
+/** One render's timing and request counts (see timing.ts). */
+interface Trace {
+  readonly clock: PhaseClock;
+  requests: number;
+  blocked: number;
+  warm: boolean;
+}
+
+/**
+ * One fresh context for one fetch: its page, its own egress proxy (unbound
+ * until the fetch binds it) and a CDP session on the page. Closed after that
+ * one fetch, never reused.
+ */
+interface Lease extends Fresh {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  readonly proxy: EgressProxy;
+  readonly cdp: CDPSession;
+  /** Requests refused by the resource block so far. */
+  readonly blocked: number;
+  /** Fetch fonts, media and images after all (a screenshot will show them). */
+  unblock(): Promise<void>;
+}
+
+/** A lease on its way: abort-safe (closing it before it arrives closes it when it arrives). */
+interface LeaseHandle {
+  readonly lease: Promise<Lease>;
+  close(): Promise<void>;
+}
+
 /** Why a fetch's own signal fired. */
 const TIMED_OUT = Symbol('timed out');
 const CLIENT_GONE = Symbol('client gone');
@@ -247,6 +371,13 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const maxPages = Math.max(1, options.maxPages ?? 4);
   const slots = new Slots(maxPages, Math.max(0, options.maxQueue ?? maxPages * 16));
   const networkIdleMs = Math.max(0, options.networkIdleMs ?? 1000);
+  const prewarm = Math.max(0, Math.min(maxPages, options.prewarmContexts ?? 2));
+  const settleRule = options.settle ?? 'quiet';
+  const networkQuietMs = Math.max(0, options.networkQuietMs ?? 100);
+  const settleMaxMs = Math.max(0, options.settleMaxMs ?? 2000);
+  const blockResources = options.blockResources ?? true;
+  const closeBeforeAnswer = options.closeBeforeAnswer ?? false;
+  const idleMs = Math.max(1, options.idleBrowserSecs ?? 300) * 1000;
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const maxShotHeight = Math.max(1, options.maxScreenshotHeight ?? 16_384);
   // Appears on the command line of every process of this pool: the browser
@@ -257,14 +388,19 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const exeName = basename(executablePath);
   const policy = { allowPrivate: options.allowPrivate, allowAddress: options.allowAddress, resolver: options.resolver };
 
-  let poolPromise: Promise<{ pool: Pool; denyProxy: EgressProxy }> | undefined;
+  interface Running { readonly pool: Pool; readonly denyProxy: EgressProxy; readonly warm: WarmPool<Lease> }
+  let poolPromise: Promise<Running> | undefined;
   let currentPool: Pool | undefined;
+  let currentWarm: WarmPool<Lease> | undefined;
   let stopped = false;
   let openPages = 0;
+  const closing = new Set<Promise<void>>();
   const knownPids = new Set<number>();
   const inFlight = new Set<AbortController>();
+  let lastUse = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
 
-  const ensurePool = (): Promise<{ pool: Pool; denyProxy: EgressProxy }> => {
+  const ensurePool = (): Promise<Running> => {
     if (poolPromise) return poolPromise;
     if (stopped) return Promise.reject(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
     // Without Chromium the service still runs; render_js alone is unavailable, and says why.
@@ -288,14 +424,15 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
             launchOptions: {
               executablePath,
               headless: true,
-              args: [...BASE_ARGS, ...(options.extraArgs ?? []), `--scour-pool=${marker}`],
+              args: [...launchArgs(options.extraArgs ?? [], options.leanBrowser ?? true), `--scour-pool=${marker}`],
               proxy: launchProxy,
               env: { ...process.env, BREAKPAD_DUMP_LOCATION: crashDir },
             },
           }),
         ],
         useFingerprints: false,
-        maxOpenPagesPerBrowser: Math.max(1, options.maxOpenPagesPerBrowser ?? maxPages),
+        // Pages rendering, closing and waiting warm, all in one browser by default.
+        maxOpenPagesPerBrowser: Math.max(1, options.maxOpenPagesPerBrowser ?? maxPages * 2 + prewarm),
         retireBrowserAfterPageCount: Math.max(1, options.retireBrowserAfterPageCount ?? 100),
         retireInactiveBrowserAfterSecs: Math.max(1, options.idleBrowserSecs ?? 300),
         closeInactiveBrowserAfterSecs: Math.max(1, options.idleBrowserSecs ?? 300),
@@ -309,7 +446,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       pool.on('browserLaunched', () => {
         for (const pid of processTree(marker)) knownPids.add(pid);
       });
-      return { pool, denyProxy };
+      const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
+      currentWarm = warm;
+      return { pool, denyProxy, warm };
     })();
     created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
     poolPromise = created;
@@ -319,13 +458,151 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const countBrowsers = (pool: Pool): number =>
     pool.startingBrowserControllers.size + pool.activeBrowserControllers.size + pool.retiredBrowserControllers.size;
 
-  /** Open a page; counted from now until it is closed, even when the fetch gave up before it arrived. */
+  /**
+   * A fresh context with its page, its own unbound egress proxy and a CDP
+   * session; made ahead by the warm pool, or for one fetch (its own user
+   * agent, or nothing warm at hand).
+   */
+  async function createLease(pool: Pool, userAgent: string | undefined): Promise<Lease> {
+    const proxy = await startEgressProxy({ policy: 'unbound' });
+    let page: Page | undefined;
+    try {
+      page = (await pool.newPage({
+        pageOptions: {
+          proxy: { server: proxy.url, bypass: '<-loopback>' },
+          viewport: DEFAULT_VIEWPORT,
+          deviceScaleFactor: 1,
+          serviceWorkers: 'block',
+          acceptDownloads: false,
+          ...(userAgent ? { userAgent } : {}),
+        },
+      })) as Page;
+      const context = page.context();
+      const cdp = await context.newCDPSession(page);
+      // Blocking is the default, set up ahead; a fetch with a screenshot lifts it.
+      if (blockResources) {
+        await cdp.send('Fetch.enable', { patterns: BLOCKED_TYPES.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const })) });
+      }
+      return leaseOf(page, context, proxy, cdp);
+    } catch (e) {
+      if (page) {
+        const ctx = (() => { try { return page.context(); } catch { return undefined; } })();
+        await page.close().catch(() => undefined);
+        await ctx?.close().catch(() => undefined);
+      }
+      await proxy.close();
+      throw e;
+    }
+  }
+
+  function leaseOf(page: Page, context: BrowserContext, proxy: EgressProxy, cdp: CDPSession): Lease {
+    let alive = true;
+    let blocked = 0;
+    let closed: Promise<void> | undefined;
+    const deathListeners: (() => void)[] = [];
+    const die = () => {
+      if (!alive) return;
+      alive = false;
+      for (const l of deathListeners.splice(0)) l();
+    };
+    page.once('crash', die);
+    page.once('close', die);
+    context.once('close', die);
+    // A render reads one page: a popup it opens (window.open, target=_blank) is closed at once,
+    // so a page that opens popups which open popups cannot multiply.
+    context.on('page', (other) => {
+      if (other !== page) void other.close().catch(() => undefined);
+    });
+    // Only the blocked resource types are ever paused (see block()): each is refused on the spot.
+    cdp.on('Fetch.requestPaused', (e: { requestId: string }) => {
+      blocked++;
+      cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+    });
+    return {
+      page,
+      context,
+      proxy,
+      cdp,
+      get alive() { return alive; },
+      get blocked() { return blocked; },
+      onDeath: (l) => { if (alive) deathListeners.push(l); else l(); },
+      unblock: async () => {
+        await cdp.send('Fetch.disable');
+      },
+      close: () => {
+        closed ??= (async () => {
+          alive = false;
+          await page.close().catch(() => undefined);
+          await context.close().catch(() => undefined);
+          await proxy.close();
+        })();
+        return closed;
+      },
+    };
+  }
+
+  /**
+   * The fetch's context: a warm one (ready, or the one being made) when the
+   * fetch keeps the default user agent, else one made now. The pool is
+   * refilled after the answer (see fetch), not here: making a context costs
+   * a renderer process, which would slow down this very render.
+   */
+  function claim(req: FetchRequest, trace: Trace): LeaseHandle {
+    const lease = (async () => {
+      const { pool, warm } = await ensurePool();
+      const warmed = req.userAgent === undefined ? await warm.take() : undefined;
+      if (warmed) {
+        trace.warm = true;
+        return warmed;
+      }
+      return createLease(pool, req.userAgent);
+    })();
+    let closed: Promise<void> | undefined;
+    return {
+      lease,
+      close: () => {
+        closed ??= lease.then((l) => l.close(), () => undefined);
+        return closed;
+      },
+    };
+  }
+
+  /** At most maxPages contexts closing at once: wait for room before taking another. */
+  async function roomToClose(signal: AbortSignal): Promise<void> {
+    while (closing.size >= maxPages) await step(Promise.race(closing), signal);
+  }
+
+  function trackClose(p: Promise<void>): Promise<void> {
+    const tracked = p.catch(() => undefined).finally(() => { closing.delete(tracked); });
+    closing.add(tracked);
+    return tracked;
+  }
+
+  /** After idleBrowserSecs without a fetch, the warm contexts are closed (so the idle browser can be retired); the next fetch refills. */
+  function touch(): void {
+    lastUse = Date.now();
+    if (idleTimer) return;
+    const check = () => {
+      idleTimer = undefined;
+      const idleFor = Date.now() - lastUse;
+      if (inFlight.size === 0 && idleFor >= idleMs) {
+        void currentWarm?.drain();
+        return;
+      }
+      idleTimer = setTimeout(check, Math.max(10, idleMs - idleFor));
+      idleTimer.unref();
+    };
+    idleTimer = setTimeout(check, idleMs);
+    idleTimer.unref();
+  }
+
+  /** Open a page for printPdf; counted from now until it is closed, even when the caller gave up before it arrived. */
   const openPage = (pool: Pool, pageOptions: Record<string, unknown>, signal: AbortSignal): { page: Promise<Page>; close: () => Promise<void> } => {
     openPages++;
-    let closing: Promise<void> | undefined;
+    let closingPage: Promise<void> | undefined;
     const pending = (pool.newPage({ pageOptions }) as Promise<Page>);
     const close = () => {
-      closing ??= pending.then(
+      closingPage ??= pending.then(
         async (page) => {
           let context: BrowserContext | undefined;
           try { context = page.context(); } catch { /* already gone */ }
@@ -334,38 +611,33 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         },
         () => undefined,
       ).finally(() => { openPages--; });
-      return closing;
+      return closingPage;
     };
     return { page: step(pending, signal), close };
   };
 
-  async function render(req: FetchRequest, signal: AbortSignal, deadline: number, timeoutSeconds: number): Promise<FetchResult> {
+  async function render(req: FetchRequest, lease: Lease, signal: AbortSignal, deadline: number, timeoutSeconds: number, trace: Trace): Promise<FetchResult> {
+    const { clock } = trace;
     const remaining = () => Math.max(1, Math.floor(deadline - performance.now()));
-    const proxy = await startEgressProxy({ policy, egress: options.egress, upstream: req.proxy?.url });
-    let handle: { page: Promise<Page>; close: () => Promise<void> } | undefined;
-    const onAbort = () => { void handle?.close(); };
-    signal.addEventListener('abort', onAbort, { once: true });
+    const { page, context, proxy, cdp } = lease;
+    clock.enter('proxy');
+    // From here on the context's proxy applies this fetch's policy (and upstream), and nothing else's.
+    proxy.bind({ policy, egress: options.egress, upstream: req.proxy?.url });
+    clock.enter('setup');
+    page.setDefaultTimeout(remaining());
+    const network = new NetworkTracker(page);
     try {
-      const { pool } = await step(ensurePool(), signal);
-      const viewport = req.screenshot ? { width: req.screenshot.width, height: req.screenshot.height } : DEFAULT_VIEWPORT;
-      const pageOptions: Record<string, unknown> = {
-        proxy: { server: proxy.url, bypass: '<-loopback>' },
-        viewport,
-        deviceScaleFactor: 1,
-        serviceWorkers: 'block',
-        acceptDownloads: false,
-        ...(req.userAgent ? { userAgent: req.userAgent } : {}),
-        ...(Object.keys(req.headers).length > 0 ? { extraHTTPHeaders: { ...req.headers } } : {}),
-      };
-      handle = openPage(pool, pageOptions, signal);
-      const page = await handle.page;
-      page.setDefaultTimeout(remaining());
-
+      const setup: Promise<unknown>[] = [];
+      if (req.screenshot) setup.push(page.setViewportSize({ width: req.screenshot.width, height: req.screenshot.height }));
+      if (Object.keys(req.headers).length > 0) setup.push(context.setExtraHTTPHeaders({ ...req.headers }));
       const cookies = Object.entries(req.cookies);
       if (cookies.length > 0) {
         const origin = new URL(req.url).origin;
-        await step(page.context().addCookies(cookies.map(([name, value]) => ({ name, value, url: `${origin}/` }))), signal);
+        setup.push(context.addCookies(cookies.map(([name, value]) => ({ name, value, url: `${origin}/` }))));
       }
+      // A screenshot shows images and fonts (and a video's poster); without one they cannot change the HTML.
+      if (blockResources && req.screenshot) setup.push(lease.unblock());
+      await step(Promise.all(setup), signal);
 
       // The main frame's document: the last navigation request, and its response.
       const main = page.mainFrame();
@@ -402,21 +674,26 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         }), signal);
       }
 
+      clock.enter('navigate');
       const started = performance.now();
       let navError: unknown;
       try {
         // goto's answer is the document it waited for; a later script navigation replaces it (see the listener).
-        // The document first; then the full load, but only for a bounded time: a page whose load event
-        // never fires (a hanging subresource) still answers with what it has instead of a 504.
         const first = await step(page.goto(req.url, { waitUntil: 'domcontentloaded', timeout: remaining() }), signal);
         nav.response ??= first;
-        await step(page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_WAIT_MS, remaining() - 200)) }), signal).catch((e: unknown) => {
-          if (signal.aborted) throw e;
-        });
+        if (settleRule === 'load') {
+          // The old rule: the full load, but only for a bounded time (a page whose load event never
+          // fires, a hanging subresource, still answers with what it has instead of a 504).
+          clock.enter('load');
+          await step(page.waitForLoadState('load', { timeout: Math.max(1, Math.min(LOAD_WAIT_MS, remaining() - 200)) }), signal).catch((e: unknown) => {
+            if (signal.aborted) throw e;
+          });
+        }
       } catch (e) {
         if (signal.aborted) throw e;
         navError = e;
       }
+      clock.enter('settle');
       if (nav.redirect) {
         const { status, headers, url } = nav.redirect;
         if (headers[EGRESS_HEADER] === proxy.token) throw navFailure(new Error(`the egress proxy answered ${status}`), url, proxy, timeoutSeconds);
@@ -425,6 +702,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       if (navError !== undefined) throw refusedRedirect(nav.response) ?? navFailure(navError, nav.url, proxy, timeoutSeconds);
       await checkMainResponse(nav.response, nav.url, proxy);
 
+      // What the page is read after: the element wait_for names; else (by the
+      // 'quiet' rule) DOM ready plus networkQuietMs without a request in flight,
+      // at most settleMaxMs after DOM ready, a page still busy at the fetch's
+      // deadline being a timeout; wait_time without wait_for adds its pause.
       if (req.waitFor) {
         const waitMs = Math.min(req.waitTimeMs ?? remaining(), remaining());
         try {
@@ -440,19 +721,25 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           if (isInvalidSelector(e)) throw BadRequest.of('wait_for', `not a valid ${req.waitFor.kind === 'css' ? 'CSS selector' : 'XPath expression'}: ${errText(e)}`);
           throw e;
         }
-      } else if (req.waitTimeMs !== undefined) {
-        // wait_time without wait_for: let the page's scripts run that long after load (bounded by the timeout).
-        await step(page.waitForTimeout(Math.min(req.waitTimeMs, Math.max(0, remaining() - 100))), signal);
-      } else if (networkIdleMs > 0) {
-        await step(page.waitForLoadState('networkidle', { timeout: Math.min(networkIdleMs, remaining()) }), signal).catch((e: unknown) => {
-          if (signal.aborted) throw e;
-        });
+      } else {
+        if (settleRule === 'quiet') {
+          await network.quiet(networkQuietMs, settleMaxMs < remaining() ? settleMaxMs : Number.POSITIVE_INFINITY, signal);
+        } else if (req.waitTimeMs === undefined && networkIdleMs > 0) {
+          await step(page.waitForLoadState('networkidle', { timeout: Math.min(networkIdleMs, remaining()) }), signal).catch((e: unknown) => {
+            if (signal.aborted) throw e;
+          });
+        }
+        if (req.waitTimeMs !== undefined) {
+          // wait_time without wait_for: let the page's scripts run that long more (bounded by the timeout).
+          await step(page.waitForTimeout(Math.min(req.waitTimeMs, Math.max(0, remaining() - 100))), signal);
+        }
       }
+      clock.enter('content');
       // A script may have navigated since: judge where the page ended up.
       const finalUrl = page.url();
       if (finalUrl.startsWith('chrome-error:')) throw navFailure(new Error('the page navigated to an error page'), nav.url, proxy, timeoutSeconds);
       await checkMainResponse(nav.response, nav.url, proxy);
-      const body = await step(contentOf(page, remaining), signal);
+      const body = await step(contentOf(cdp, page, remaining), signal);
       // Cheap bound first: UTF-8 takes at most 3 bytes per UTF-16 unit.
       if (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, 'utf8') > maxBodyBytes) {
         throw new TargetResponseInvalid({ message: 'The rendered page is larger than the limit', details: 'the rendered DOM exceeds the size limit', limit: maxBodyBytes });
@@ -461,6 +748,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       if (!response) throw new TargetUnreachable({ message: 'The target could not be reached', details: 'the page has no main document response' });
       const headers = await step(response.allHeaders(), signal);
       const loadTimeSeconds = round((performance.now() - started) / 1000, 3);
+      clock.enter('screenshot');
       const screenshot = req.screenshot ? await step(capture(page, req.screenshot, remaining, maxShotHeight), signal) : undefined;
       return {
         url: req.url,
@@ -473,9 +761,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         ...(screenshot ? { screenshot } : {}),
       };
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      await handle?.close();
-      await proxy.close();
+      trace.requests = network.requests;
+      trace.blocked = lease.blocked;
+      network.dispose();
+      clock.enter('close');
     }
   }
 
@@ -544,44 +833,86 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     const onClient = () => ctl.abort(CLIENT_GONE);
     req.signal.addEventListener('abort', onClient, { once: true });
     inFlight.add(ctl);
+    touch();
+    const trace: Trace = { clock: new PhaseClock(), requests: 0, blocked: 0, warm: false };
+    let outcome = 'ok';
+    let closed: Promise<void> = Promise.resolve();
     try {
       const release = await slots.acquire(ctl.signal);
+      let handle: LeaseHandle | undefined;
+      // A client that goes away (or the deadline) closes the page at once, whatever it is doing.
+      const onAbort = () => { if (handle) void handle.close(); };
+      ctl.signal.addEventListener('abort', onAbort, { once: true });
+      openPages++;
       try {
-        return await render(req, ctl.signal, deadline, timeoutSeconds);
+        trace.clock.enter('context');
+        await roomToClose(ctl.signal);
+        handle = claim(req, trace);
+        const lease = await step(handle.lease, ctl.signal);
+        return await render(req, lease, ctl.signal, deadline, timeoutSeconds, trace);
       } finally {
+        ctl.signal.removeEventListener('abort', onAbort);
+        openPages--;
+        trace.clock.enter('close');
+        if (handle) closed = trackClose(handle.close());
+        if (closeBeforeAnswer) await closed;
         release();
       }
     } catch (e) {
       // A verdict reached before the signal fired stands (closing the page
       // takes a moment, during which the timer may still go off).
-      const aborted = e === TIMED_OUT || e === CLIENT_GONE || e === STOPPING;
-      if (!aborted && isApiFailure(e)) throw e;
-      const why: unknown = aborted ? e : ctl.signal.aborted ? ctl.signal.reason : undefined;
-      if (why === CLIENT_GONE) throw req.signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-      if (why === TIMED_OUT) throw new TargetTimeout({ message: `The page did not finish rendering within ${timeoutSeconds} s`, timeoutSeconds });
-      if (why === STOPPING || stopped) throw new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 });
-      if (/Failed to launch|Executable doesn't exist|spawn .* ENOENT/i.test(errText(e))) {
-        throw new ServiceUnavailable({ message: `render_js is unavailable: Chromium could not be started (${executablePath})`, retryAfter: 60 });
-      }
-      throw new InternalError({ message: `The browser failed: ${errText(e)}` });
+      const failure = classify(e, ctl.signal, req.signal, timeoutSeconds);
+      outcome = isApiFailure(failure) ? failure.code : 'aborted';
+      throw failure;
     } finally {
       clearTimeout(timer);
       req.signal.removeEventListener('abort', onClient);
       inFlight.delete(ctl);
+      touch();
+      if (!stopped) currentWarm?.fill();
+      const answerMs = trace.clock.elapsed();
+      if (options.onTiming) void closed.then(() => report(req.url, trace, outcome, answerMs));
     }
+  };
+
+  /** What a fetch that threw answers: its own verdict, or what its signal says happened. */
+  function classify(e: unknown, signal: AbortSignal, clientSignal: AbortSignal, timeoutSeconds: number): unknown {
+    const aborted = e === TIMED_OUT || e === CLIENT_GONE || e === STOPPING;
+    if (!aborted && isApiFailure(e)) return e;
+    const why: unknown = aborted ? e : signal.aborted ? signal.reason : undefined;
+    if (why === CLIENT_GONE) return clientSignal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+    if (why === TIMED_OUT) return new TargetTimeout({ message: `The page did not finish rendering within ${timeoutSeconds} s`, timeoutSeconds });
+    if (why === STOPPING || stopped) return new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 });
+    if (/Failed to launch|Executable doesn't exist|spawn .* ENOENT/i.test(errText(e))) {
+      return new ServiceUnavailable({ message: `render_js is unavailable: Chromium could not be started (${executablePath})`, retryAfter: 60 });
+    }
+    return new InternalError({ message: `The browser failed: ${errText(e)}` });
+  }
+
+  const report = (url: string, trace: Trace, outcome: string, answerMs: number): void => {
+    trace.clock.enter('close');
+    try {
+      options.onTiming?.({ url, outcome, phases: { ...trace.clock.phases }, answerMs, totalMs: trace.clock.elapsed(), warm: trace.warm, requests: trace.requests, blocked: trace.blocked });
+    } catch { /* a hook's failure is not the render's */ }
   };
 
   const stop = async (): Promise<void> => {
     stopped = true;
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
     for (const c of inFlight) c.abort(STOPPING);
     slots.drain(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
     const current = poolPromise;
     poolPromise = undefined;
     currentPool = undefined;
+    currentWarm = undefined;
     if (!current) return;
-    let res: { pool: Pool; denyProxy: EgressProxy } | undefined;
+    let res: Running | undefined;
     try { res = await current; } catch { return; }
     for (const pid of processTree(marker)) knownPids.add(pid);
+    // The warm contexts first (and any still being made), then whatever is closing, bounded: the pool's destroy ends the rest.
+    await Promise.race([res.warm.close(), new Promise((r) => setTimeout(r, 3000))]);
+    await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 3000))]);
     await res.pool.destroy().catch(() => undefined);
     await res.denyProxy.close();
     // Whatever the driver did, nothing of this pool may outlive stop().
@@ -602,16 +933,16 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     async start() {
       // By default Chromium starts on the first render_js request, so a server (and every test server)
       // starts without it and runs without it until a render is asked for. warmOnStart launches it at boot.
+      // warmOnStart launches it at boot, and has the warm contexts made.
       if (stopped || options.warmOnStart !== true) return;
-      const { pool } = await ensurePool();
-      const denyOnly = await startEgressProxy({ policy: 'deny' });
-      try {
-        const page = (await pool.newPage({ pageOptions: { proxy: { server: denyOnly.url, bypass: '<-loopback>' } } })) as Page;
-        const ctx = page.context();
-        await page.close().catch(() => undefined);
-        await ctx.close().catch(() => undefined);
-      } finally {
-        await denyOnly.close();
+      const { pool, warm } = await ensurePool();
+      touch();
+      if (prewarm > 0) {
+        await warm.prime();
+      } else {
+        // Nothing kept warm: one context opened and closed starts the browser.
+        const lease = await createLease(pool, undefined);
+        await lease.close();
       }
     },
     stop,
@@ -643,6 +974,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     stats: () => ({
       browsers: currentPool ? countBrowsers(currentPool) : 0,
       openPages,
+      warmContexts: currentWarm?.readyCount ?? 0,
+      closingPages: closing.size,
       queued: slots.queued,
       chromiumPids: processTree(marker),
     }),
@@ -675,14 +1008,28 @@ function redact(url: string): string {
   }
 }
 
-/** The rendered DOM; retried once when a script navigation replaced the document under us. */
-async function contentOf(page: Page, remaining: () => number): Promise<string> {
-  try {
-    return await page.content();
-  } catch (e) {
-    if (!/Execution context was destroyed|navigating/i.test(errText(e))) throw e;
-    await page.waitForLoadState('domcontentloaded', { timeout: remaining() }).catch(() => undefined);
-    return page.content();
+/**
+ * The rendered DOM (doctype included), serialised by Chromium over CDP: no
+ * page script runs (so a page cannot fake what it holds) and no script world
+ * has to be set up for it (page.content() costs a utility world, about 40 ms
+ * on a fresh page). A script navigation that replaces the document between
+ * the two calls makes the read fail: it is tried again on the new document,
+ * up to 20 times (a page that navigates every few milliseconds), within the
+ * fetch's time.
+ */
+async function contentOf(cdp: CDPSession, page: Page, remaining: () => number): Promise<string> {
+  const read = async (): Promise<string> => {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { outerHTML } = await cdp.send('DOM.getOuterHTML', { nodeId: root.nodeId });
+    return outerHTML;
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (e) {
+      if (attempt >= 20 || page.isClosed() || remaining() <= 1) throw e;
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.min(1000, remaining()) }).catch(() => undefined);
+    }
   }
 }
 
