@@ -363,6 +363,13 @@ export interface JobStore {
   claimJob(workerId: string, now: number, leaseMs: number, jobId?: string, kinds?: readonly JobKind[]): Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>;
   /** Jobs 'running' now, with the worker holding each (for finding holders that died on this machine). */
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable>;
+  /**
+   * Retention: delete up to `limit` jobs that finished before `before`
+   * (completed or failed) and whose webhook deliveries are all settled
+   * (delivered or failed), with their items, deliveries and attempts.
+   * Returns how many jobs were deleted.
+   */
+  purgeFinished(before: number, limit: number): Effect.Effect<number, ServiceUnavailable>;
   /** Extend the lease; false when the job is no longer this worker's (taken over, or finished). */
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable>;
   /**

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import { Cause, Effect, Exit } from 'effect';
-import type { ServiceUnavailable } from '../../core/errors.js';
+import { ServiceUnavailable } from '../../core/errors.js';
 import {
   BULK_OPERATION, JOB_KINDS, JobFailure, PROGRESS_MAX_BYTES, progressJson, type ClaimedJob, type DueDelivery, type JobEnd, type JobExecutor, type JobKind, type JobStore, type JobView,
 } from '../../core/jobs.js';
@@ -52,6 +52,15 @@ export interface RunnerOptions {
 const run = <A>(e: Effect.Effect<A, ServiceUnavailable>): Promise<A> => Effect.runPromise(e);
 
 const DEFAULT_EVENTS = { completed: 'bulk_scrape.completed', failed: 'bulk_scrape.failed' } as const;
+
+/**
+ * Runs of one job in this process that may end in an internal error (a
+ * defect: a bug, an unexpected throw) before the job is failed. The store
+ * being unavailable is not counted: such a job resumes once the store is
+ * back. Without this bound a job that always hits the same bug would be
+ * retried every lease, forever.
+ */
+export const MAX_DEFECT_RUNS = 3;
 
 /**
  * This machine, as of this boot: the host name and a digest of the kernel's
@@ -96,6 +105,8 @@ export class JobRunner {
   private sending: Promise<void> | undefined;
   private sendAgain = false;
   private stopping = false;
+  /** Runs of a job that ended in a defect, by job id (see MAX_DEFECT_RUNS). */
+  private readonly defects = new Map<string, number>();
 
   private readonly tag = machineTag();
 
@@ -271,14 +282,29 @@ export class JobRunner {
       if (Exit.isFailure(exit)) {
         const failure = Cause.findErrorOption(exit.cause);
         const err = failure._tag === 'Some' ? failure.value : undefined;
-        if (!(err instanceof JobFailure)) {
-          // The store went away (or a defect): leave the job; its lease lapses and it is resumed.
+        if (err instanceof ServiceUnavailable) {
+          // The store went away: leave the job; its lease lapses and it is resumed.
           logger.error({ job_id: jobId, cause: Cause.pretty(exit.cause) }, 'job stopped; it resumes once its lease lapses');
           return;
         }
+        if (!(err instanceof JobFailure)) {
+          const runs = (this.defects.get(jobId) ?? 0) + 1;
+          if (runs < MAX_DEFECT_RUNS) {
+            this.defects.set(jobId, runs);
+            logger.error({ job_id: jobId, run: runs, of: MAX_DEFECT_RUNS, cause: Cause.pretty(exit.cause) }, 'job hit an internal error; it is run again');
+            // Hand it back now rather than after the lease: what it finished is kept, the rest is retried.
+            await run(store.renewLease(jobId, this.workerId, clock.now())).catch(() => undefined);
+            return;
+          }
+          this.defects.delete(jobId);
+          logger.error({ job_id: jobId, runs, cause: Cause.pretty(exit.cause) }, 'job failed: an internal error in every run');
+          await this.failPending(jobId, accountId, operation);
+        } else {
+          logger.warn({ job_id: jobId, code: err.code, message: err.message }, 'job failed');
+        }
         status = 'failed';
-        logger.warn({ job_id: jobId, code: err.code, message: err.message }, 'job failed');
       }
+      this.defects.delete(jobId);
       const event: WebhookEvent = (executor.events ?? DEFAULT_EVENTS)[status];
       const now = clock.now();
       const delivery = job.callbackUrl === null ? undefined : { id: newDeliveryId(), event, nextAttemptAt: now };
@@ -288,6 +314,24 @@ export class JobRunner {
     } finally {
       clearInterval(renew);
       this.active.delete(jobId);
+    }
+  }
+
+  /**
+   * A job failed by internal errors: each item still pending ends failed
+   * with INTERNAL_ERROR (uncharged), so its status says why; what the runs
+   * finished before is kept, and billed as it was.
+   */
+  private async failPending(jobId: string, accountId: string, operation: string): Promise<void> {
+    const { store, clock } = this.o;
+    const job = await run(store.getJob(jobId, accountId, { kind: 'any' })).catch(() => undefined);
+    for (const item of job?.items ?? []) {
+      if (item.status !== 'pending') continue;
+      await run(store.finishItem({
+        jobId, idx: item.idx, workerId: this.workerId, success: false, attempts: 0, result: null,
+        error: { code: 'INTERNAL_ERROR', message: `an internal error stopped this job in each of ${MAX_DEFECT_RUNS} runs; nothing was charged for this item` },
+        credits: 0, operation, ledgerRequestId: `${jobId}:${item.idx}`, now: clock.now(),
+      })).catch(() => undefined);
     }
   }
 

@@ -4,6 +4,7 @@
  * are route templates, never raw paths, so cardinality stays bounded.
  */
 import type { Metrics } from '../../core/ports.js';
+import { chromiumProcesses, openFds } from './process.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -61,6 +62,19 @@ export class PrometheusMetrics implements Metrics {
     out.push('# HELP scour_process_resident_memory_bytes Resident set size.');
     out.push('# TYPE scour_process_resident_memory_bytes gauge');
     out.push(`scour_process_resident_memory_bytes ${mem.rss}`);
+    const cpu = process.cpuUsage();
+    out.push('# HELP scour_process_cpu_seconds_total User and system CPU time of this process.');
+    out.push('# TYPE scour_process_cpu_seconds_total counter');
+    out.push(`scour_process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`);
+    out.push('# HELP scour_process_heap_used_bytes V8 heap in use.');
+    out.push('# TYPE scour_process_heap_used_bytes gauge');
+    out.push(`scour_process_heap_used_bytes ${mem.heapUsed}`);
+    out.push('# HELP scour_process_open_fds Open file descriptors (-1: unknown on this system).');
+    out.push('# TYPE scour_process_open_fds gauge');
+    out.push(`scour_process_open_fds ${openFds()}`);
+    out.push('# HELP scour_chromium_processes Chromium processes started by this process (-1: unknown on this system).');
+    out.push('# TYPE scour_chromium_processes gauge');
+    out.push(`scour_chromium_processes ${chromiumProcesses()}`);
     out.push('# HELP scour_process_uptime_seconds Seconds since the metrics registry was created.');
     out.push('# TYPE scour_process_uptime_seconds gauge');
     out.push(`scour_process_uptime_seconds ${(Date.now() - this.started) / 1000}`);

@@ -468,7 +468,8 @@ class PostgresIndex implements SearchIndex, SearchStorage {
   async remove(collection: string, urls: readonly string[], now: number): Promise<number> {
     this.open();
     checkCollection(collection);
-    const unique = [...new Set(urls)];
+    // A URL holding U+0000 is none stored (PostgreSQL text cannot hold it, and would refuse the statement).
+    const unique = [...new Set(urls)].filter((u) => !u.includes('\u0000'));
     if (unique.length === 0) return 0;
     return this.transaction(async (c) => {
       const cid = await this.lockCollection(c, collection, false);
@@ -487,6 +488,7 @@ class PostgresIndex implements SearchIndex, SearchStorage {
 
   async get(collections: readonly string[], urls: readonly string[]): Promise<readonly StoredDocument[]> {
     this.open();
+    urls = urls.filter((u) => !u.includes('\u0000'));
     if (collections.length === 0 || urls.length === 0) return [];
     const { rows } = await this.pool.query<DocRow>(
       `SELECT ${DOC_COLUMNS} FROM search_documents d JOIN search_collections c ON c.id = d.cid

@@ -174,6 +174,8 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
   try {
     db.pragma('busy_timeout = 5000');
     if (!memory) db.pragma('journal_mode = WAL');
+    // After a checkpoint the WAL file is cut back to 64 MiB at most, so a burst of writes does not keep it large for good.
+    db.pragma('journal_size_limit = 67108864');
     // WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last commits, which a re-import restores.
     db.pragma('synchronous = NORMAL');
     // A larger page cache for this connection (the postings' pages are re-read and re-written batch after batch).

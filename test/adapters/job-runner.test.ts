@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobFailure, type JobExecutor, type JobView } from '../../core/jobs.js';
 import type { Logger } from '../../core/ports.js';
 import { spawnSync } from 'node:child_process';
-import { isDeadLocalWorker, JobRunner, workerIdFor, type RunnerOptions } from '../../adapters/jobs/runner.js';
+import { isDeadLocalWorker, JobRunner, MAX_DEFECT_RUNS, workerIdFor, type RunnerOptions } from '../../adapters/jobs/runner.js';
 import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
 import { sqliteJobStore, type SqliteJobStore } from '../../adapters/store/sqlite/jobs.js';
 import { deliverWebhook } from '../../adapters/webhooks/deliver.js';
@@ -114,6 +114,59 @@ describe('JobRunner', () => {
     expect((hook!.body as { data: unknown }).data).toEqual({ status: 'failed', items: [{ code: 'PROXY_NOT_AVAILABLE' }, { code: 'PROXY_NOT_AVAILABLE' }] });
     expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'failed' });
     expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 100 });
+    await r.stop();
+  });
+
+  it(`a job that hits an internal error in every run is failed after ${MAX_DEFECT_RUNS} runs: pending items say INTERNAL_ERROR, uncharged, one failed webhook`, async () => {
+    const a = await newAccount(100);
+    const rx = await startWebhookReceiver({ secret: a.secret });
+    receivers.push(rx);
+    const job = await newJob(a.id, 3, rx.url);
+    let runs = 0;
+    // Finishes item 0, then a bug: the same one every run.
+    const buggy: JobExecutor = {
+      view: (j) => ({ status: j.status, items: j.items.map((i) => [i.status, (i.error as { code?: string } | null)?.code ?? null]) }),
+      run: (x) => Effect.andThen(
+        Effect.suspend(() => {
+          runs++;
+          const first = x.job.items.find((i) => i.idx === 0 && i.status === 'pending');
+          return first ? Effect.asVoid(x.finish({ idx: 0, success: true, attempts: 1, result: { n: 0 }, error: null })) : Effect.void;
+        }),
+        Effect.sync(() => { throw new TypeError('cannot read properties of undefined'); }),
+      ),
+    };
+    const r = runner(buggy);
+    r.start();
+    const [hook] = await rx.waitFor(1, 15_000);
+    expect(runs).toBe(MAX_DEFECT_RUNS);
+    expect(hook!.event).toBe('bulk_scrape.failed');
+    expect((hook!.body as { data: unknown }).data).toEqual({ status: 'failed', items: [['completed', null], ['failed', 'INTERNAL_ERROR'], ['failed', 'INTERNAL_ERROR']] });
+    expect(await run(jobs.getJob(job.id, a.id))).toMatchObject({ status: 'failed' });
+    // Item 0 was billed once (2 credits); the failed items cost nothing.
+    expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 98 });
+    await sleep(300);
+    expect(runs).toBe(MAX_DEFECT_RUNS);
+    expect(rx.received).toHaveLength(1);
+    await r.stop();
+  });
+
+  it('a job whose first run hits an internal error is run again and completes, each item billed once', async () => {
+    const a = await newAccount(100);
+    const job = await newJob(a.id, 2, null);
+    let runs = 0;
+    const flaky: JobExecutor = {
+      view: (j) => ({ status: j.status }),
+      run: (x) => Effect.suspend(() => {
+        runs++;
+        if (runs === 1) return Effect.die(new Error('transient bug'));
+        return Effect.forEach(x.job.items.filter((i) => i.status === 'pending'), (i) => x.finish({ idx: i.idx, success: true, attempts: 1, result: {}, error: null }), { discard: true });
+      }),
+    };
+    const r = runner(flaky);
+    r.start();
+    await until(async () => (await run(jobs.getJob(job.id, a.id)))?.status === 'completed');
+    expect(runs).toBe(2);
+    expect(await run(accounts.getAccount(a.id))).toMatchObject({ balance: 96 });
     await r.stop();
   });
 

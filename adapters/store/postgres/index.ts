@@ -214,6 +214,12 @@ export class PostgresAccountStore implements AccountStore {
     values: readonly unknown[],
     pick: (r: pg.QueryResult<R>) => A,
   ): Effect.Effect<A, ServiceUnavailable> {
+    // PostgreSQL text cannot hold U+0000 (it refuses the whole statement, which read as an outage: 503).
+    // A name keeps its other characters, as the job store does; an id holding one names no row.
+    if (values.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+      if (name !== 'createAccount' && name !== 'createKey') return Effect.succeed(pick({ rows: [], rowCount: 0 } as unknown as pg.QueryResult<R>));
+      values = values.map((v) => (typeof v === 'string' ? v.replaceAll('\u0000', '') : v));
+    }
     return Effect.tryPromise({
       try: () => this.pool.query<R>({ name: `scour_${name}`, text: SQL[name], values: values as unknown[] }).then(pick),
       catch: (e) => new ServiceUnavailable({ message: `Account store unavailable: ${driverMessage(e, this.url)}`, retryAfter: 1 }),

@@ -102,6 +102,12 @@ const SQL = {
   renew: `UPDATE bulk_jobs SET lease_until = $3 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   setProgress: `UPDATE bulk_jobs SET progress = $3, progress_at = $4 WHERE id = $1 AND worker_id = $2 AND status = 'running'`,
   running: `SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`,
+  // Items, deliveries and attempts go with the job (ON DELETE CASCADE); SKIP LOCKED: two sweepers never wait on each other.
+  purge: `DELETE FROM bulk_jobs WHERE id IN (
+    SELECT j.id FROM bulk_jobs j
+     WHERE j.status IN ('completed', 'failed') AND j.finished_at < $1
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.job_id = j.id AND d.status IN ('pending', 'sending'))
+     LIMIT $2 FOR UPDATE SKIP LOCKED)`,
   finishItem: `
     UPDATE bulk_items i SET status = $3, attempts = $4, result = $5::jsonb, error = $6::jsonb, worker_id = $7, finished_at = $8, reason = $9
     FROM bulk_jobs j
@@ -215,7 +221,8 @@ export class PostgresJobStore implements JobStore {
   createJob(j: NewJob): Effect.Effect<Job, ServiceUnavailable> {
     return this.query<JobRow, Job>(
       'createJob',
-      [j.id, j.accountId, jsonbText(JSON.stringify(j.request ?? null)), j.callbackUrl, j.pricePerUrl, j.urls, j.now, j.depths ?? null, j.kind ?? 'bulk_scrape'],
+      // Item text (a research job's query) drops U+0000 as the request's JSON does: PostgreSQL text cannot hold it.
+      [j.id, j.accountId, jsonbText(JSON.stringify(j.request ?? null)), j.callbackUrl, j.pricePerUrl, j.urls.map((u) => u.replaceAll('\u0000', '')), j.now, j.depths ?? null, j.kind ?? 'bulk_scrape'],
       (r) => toJob(r.rows[0]!),
     );
   }
@@ -256,6 +263,10 @@ export class PostgresJobStore implements JobStore {
 
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
     return this.query<{ jobId: string; workerId: string }, readonly { jobId: string; workerId: string }[]>('running', [], (r) => r.rows);
+  }
+
+  purgeFinished(before: number, limit: number): Effect.Effect<number, ServiceUnavailable> {
+    return this.query('purge', [before, limit], (r) => r.rowCount ?? 0);
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {

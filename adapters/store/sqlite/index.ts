@@ -47,6 +47,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore
     // busy_timeout first: switching to WAL and migrating both need locks another process may hold.
     db.pragma('busy_timeout = 5000');
     if (!memory) db.pragma('journal_mode = WAL');
+    // After a checkpoint the WAL file is cut back to 64 MiB at most, so a burst of writes does not keep it large for good.
+    db.pragma('journal_size_limit = 67108864');
     db.pragma('foreign_keys = ON');
     migrateSqlite(db, SQLITE_MIGRATIONS);
     return new SqliteAccountStore(db, options.freshnessMs ?? 100);

@@ -82,6 +82,12 @@ function prepare(db: Database.Database) {
     renew: p(`UPDATE bulk_jobs SET lease_until = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
     setProgress: p(`UPDATE bulk_jobs SET progress = ?, progress_at = ? WHERE id = ? AND worker_id = ? AND status = 'running'`),
     running: p(`SELECT id AS "jobId", worker_id AS "workerId" FROM bulk_jobs WHERE status = 'running' AND worker_id IS NOT NULL`),
+    // Items, deliveries and attempts go with the job (ON DELETE CASCADE).
+    purge: p(`DELETE FROM bulk_jobs WHERE id IN (
+      SELECT j.id FROM bulk_jobs j
+       WHERE j.status IN ('completed', 'failed') AND j.finished_at < ?
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.job_id = j.id AND d.status IN ('pending', 'sending'))
+       LIMIT ?)`),
     finishItem: p(`UPDATE bulk_items SET status = ?, attempts = ?, result = ?, error = ?, worker_id = ?, finished_at = ?, reason = ?
                    WHERE job_id = ? AND idx = ? AND status = 'pending'`),
     // A bulk item the balance cannot pay for fails with NO_CREDITS; a crawl page is skipped for it (it was never stored).
@@ -292,6 +298,10 @@ export class SqliteJobStore implements JobStore {
 
   runningJobs(): Effect.Effect<readonly { readonly jobId: string; readonly workerId: string }[], ServiceUnavailable> {
     return this.run(() => this.s.running.all() as { jobId: string; workerId: string }[]);
+  }
+
+  purgeFinished(before: number, limit: number): Effect.Effect<number, ServiceUnavailable> {
+    return this.run(() => this.s.purge.run(before, limit).changes);
   }
 
   renewLease(jobId: string, workerId: string, until: number): Effect.Effect<boolean, ServiceUnavailable> {
