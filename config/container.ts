@@ -29,6 +29,9 @@ import { RedisRateLimiter } from '../adapters/limiter/redis/index.js';
 import { createLogger } from '../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
+import { ExtractionPool } from '../adapters/extraction-pool/pool.js';
+import type { ExtractionPort } from '../core/extraction.js';
+import { builtinExtractors, parsePage } from '../plugins/extractors/index.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPluginModules } from './load-plugins.js';
 import { openSearchIndex, openStore } from './store.js';
@@ -56,12 +59,28 @@ export interface ScourOptions {
   readonly plans?: Plans;
   /** 'serve' (default): the HTTP API; 'worker': runs jobs and webhooks only (`scour worker`). */
   readonly role?: Role;
+  /** Where extraction runs instead of the pool the settings describe (tests); its owner closes it. */
+  readonly extraction?: ExtractionPort;
 }
 
 /** How long a concurrency slot or a credit hold outlives a crashed process. */
 const SLOT_LEASE_MS = 5 * 60_000;
 const HOLD_TTL_MS = 15 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
+/** Jobs deleted per statement, and statements per sweep: short transactions, a bounded sweep. */
+const PURGE_BATCH = 500;
+const PURGE_BATCHES = 20;
+
+/** Finished jobs older than `before`, in short batches (each its own transaction). */
+async function purgeJobs(store: JobStore, before: number): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < PURGE_BATCHES; i++) {
+    const n = await Effect.runPromise(store.purgeFinished(before, PURGE_BATCH));
+    total += n;
+    if (n < PURGE_BATCH) break;
+  }
+  return total;
+}
 
 export interface Scour {
   readonly settings: Settings;
@@ -192,6 +211,12 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       (n) => { if (n > 0) logger.info({ deleted: n }, 'deleted expired screenshots'); },
       (e) => logger.warn({ err: String(e) }, 'screenshot sweep failed'),
     );
+    if (settings.jobRetentionSeconds > 0) {
+      purgeJobs(jobStore, clock.now() - settings.jobRetentionSeconds * 1000).then(
+        (n) => { if (n > 0) logger.info({ deleted: n, retention_s: settings.jobRetentionSeconds }, 'deleted finished jobs past retention'); },
+        (e) => logger.warn({ err: String(e) }, 'job retention sweep failed'),
+      );
+    }
   };
   const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   sweeper.unref();
@@ -220,9 +245,16 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   }
 
   const jobs = createJobs({ settings, store: jobStore, clock, logger, role: options.role ?? 'serve' });
+  // Built-in extractors in worker threads, importing the module this process loaded; closed on stop, after the jobs that use it.
+  const extraction = options.extraction ?? new ExtractionPool({
+    workers: settings.extractionWorkers, timeoutMs: settings.extractionTimeoutMs, inlineBelow: settings.extractionInlineBelow,
+    module: new URL('../plugins/extractors/index.js', import.meta.url), local: { parse: parsePage, extractors: builtinExtractors }, logger,
+  });
+  if (options.extraction === undefined) closers.push(() => extraction.close());
   const routes: Route<any, any>[] = [];
   const host: PluginHost = {
     jobs: jobs.host,
+    extraction,
     registry,
     stages,
     settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },

@@ -14,6 +14,7 @@ import type { Metrics, RateRule } from './ports.js';
 import type { PlanId } from './accounts.js';
 import type { AccountAdmin } from './account-admin.js';
 import type { JobsHost } from './jobs.js';
+import type { ExtractionPort } from './extraction.js';
 
 export type PluginKind =
   | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
@@ -86,6 +87,8 @@ export interface PluginHost {
   readonly allRoutes: () => readonly Route<any, any>[];
   /** Durable jobs (asynchronous bulk scrape, webhooks): their store, their queue, and where the executor is registered. */
   readonly jobs: JobsHost;
+  /** Where the built-in extractors run (a worker pool, core/extraction.ts); absent: in the caller's thread. */
+  readonly extraction?: ExtractionPort;
 }
 
 export interface HostSettings {

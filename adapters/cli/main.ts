@@ -25,6 +25,7 @@ Usage:
   scour doctor       check what this configuration needs (Node.js, uWS, SQLite, Chromium,
                      PostgreSQL and Redis when set, egress, proxies); exit 1 if something
                      is missing [--json]
+  scour loadtest     load-test a Scour server with a named scenario (scour loadtest --help)
   scour version      print the version
   scour help         this text
 
@@ -189,6 +190,20 @@ async function main(argv: readonly string[]): Promise<void> {
         settings, index, store, tty: process.stderr.isTTY === true, signal: abort.signal,
         out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
       }));
+      return;
+    }
+    case 'loadtest': {
+      const { loadtest, LOADTEST_HELP } = await import('./loadtest/index.js');
+      usageHelp = LOADTEST_HELP;
+      if (argv.includes('--help') || argv.includes('-h')) {
+        process.stdout.write(LOADTEST_HELP);
+        return;
+      }
+      const abort = new AbortController();
+      process.once('SIGINT', () => abort.abort());
+      await loadtest(argv.slice(1), {
+        out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), tty: process.stdout.isTTY === true, env: process.env, signal: abort.signal,
+      });
       return;
     }
     case 'version':

@@ -16,42 +16,40 @@
  * still finish (and bill) the first request, so timeouts are retried only
  * for GET requests (usage, job status), never for POSTs.
  *
- * Request and response types are the server's own TypeBox schemas, imported
- * for their types only, so this module has no runtime dependency on the
- * server (msgpackr is loaded lazily, only with `format: 'msgpack'`).
+ * Request and response types are generated (./types.gen.ts, `npm run
+ * gen:client`) from the OpenAPI document the server builds from the schemas
+ * it validates with; a test fails when they drift. The module imports
+ * nothing else (msgpackr is loaded lazily, only with `format: 'msgpack'`),
+ * so it runs in Node 20+ and in browsers.
  */
-import type { Static } from '@sinclair/typebox';
-import type { SearchRequest, SearchResponse } from '../../plugins/operations/search/index.js';
-import type { ScrapeRequest, ScrapeResponse } from '../../plugins/operations/scrape.js';
-import type { BulkRequest, BulkResponse, BulkAccepted, BulkJobStatus } from '../../plugins/operations/scrape-bulk.js';
-import type { ResearchRequest, ResearchResponse, ResearchAccepted } from '../../plugins/operations/research/request.js';
-import type { CrawlRequest, CrawlAccepted, CrawlStatus } from '../../plugins/operations/crawl/index.js';
-import type { UsageResponse } from '../../plugins/operations/usage.js';
+import type {
+  BulkScrapeAccepted, BulkScrapeJob, BulkScrapeRequest, BulkScrapeResponse, CrawlAccepted, CrawlJob, CrawlRequest,
+  ResearchAccepted, ResearchJob, ResearchRequest, ResearchResponse, ScrapeRequest, ScrapeResponse, SearchRequest,
+  SearchResponse, ToolRequests, ToolResponses, ToolSlug, UsageResponse,
+} from './types.gen.js';
+import { TOOL_SLUGS } from './types.gen.js';
 
-export type SearchInput = Static<typeof SearchRequest>;
-export type SearchOutput = Static<typeof SearchResponse>;
-export type ScrapeInput = Static<typeof ScrapeRequest>;
-export type ScrapeOutput = Static<typeof ScrapeResponse>;
-export type BulkScrapeInput = Static<typeof BulkRequest>;
-export type BulkScrapeOutput = Static<typeof BulkResponse>;
-export type BulkScrapeAccepted = Static<typeof BulkAccepted>;
-export type BulkScrapeJob = Static<typeof BulkJobStatus>;
-export type ResearchInput = Static<typeof ResearchRequest>;
-export type ResearchOutput = Static<typeof ResearchResponse>;
-export type ResearchJobAccepted = Static<typeof ResearchAccepted>;
-export type CrawlInput = Static<typeof CrawlRequest>;
-export type CrawlJobAccepted = Static<typeof CrawlAccepted>;
-export type CrawlJob = Static<typeof CrawlStatus>;
-export type UsageOutput = Static<typeof UsageResponse>;
+export * from './types.gen.js';
 
-/** The eleven developer tools (POST /v1/tools/{slug}). */
-export const TOOL_SLUGS = [
-  'base64-encoder', 'color-converter', 'html-entity-encoder', 'json-formatter', 'jwt-decoder', 'lorem-ipsum-generator',
-  'regex-tester', 'robots-txt-generator', 'url-encoder', 'user-agent-parser', 'uuid-generator',
-] as const;
-export type ToolSlug = (typeof TOOL_SLUGS)[number];
-export type ToolCall = (body?: Record<string, unknown>, options?: CallOptions) => Promise<Record<string, unknown>>;
-export type Tools = { readonly [K in ToolSlug]: ToolCall };
+export type SearchInput = SearchRequest;
+export type SearchOutput = SearchResponse;
+export type ScrapeInput = ScrapeRequest;
+export type ScrapeOutput = ScrapeResponse;
+export type BulkScrapeInput = BulkScrapeRequest;
+export type BulkScrapeOutput = BulkScrapeResponse;
+export type ResearchInput = ResearchRequest;
+export type ResearchOutput = ResearchResponse;
+export type ResearchJobAccepted = ResearchAccepted;
+export type CrawlInput = CrawlRequest;
+export type CrawlJobAccepted = CrawlAccepted;
+export type UsageOutput = UsageResponse;
+
+/** A tool's call: its own body type (optional when every field is) and answer type. */
+export type ToolCall<K extends ToolSlug> = {} extends ToolRequests[K]
+  ? (body?: ToolRequests[K], options?: CallOptions) => Promise<ToolResponses[K]>
+  : (body: ToolRequests[K], options?: CallOptions) => Promise<ToolResponses[K]>;
+/** `client.tools['uuid-generator']({ count: 2 })`: the eleven developer tools, each typed by its own schema. */
+export type Tools = { readonly [K in ToolSlug]: ToolCall<K> };
 
 export interface FieldIssue { readonly field: string; readonly message: string }
 
@@ -213,9 +211,10 @@ export class Scour {
     this.#fetch = options.fetch ?? ((...a) => globalThis.fetch(...a));
     this.#backoffMs = options.backoffMs ?? 500;
     this.#maxDelayMs = options.maxRetryDelayMs ?? 60_000;
-    const tools = {} as Record<ToolSlug, ToolCall>;
-    for (const slug of TOOL_SLUGS) tools[slug] = (body = {}, o) => this.request('POST', `/v1/tools/${slug}`, body, o) as Promise<Record<string, unknown>>;
-    this.tools = Object.freeze(tools);
+    const tools: Record<string, (body?: object, o?: CallOptions) => Promise<unknown>> = {};
+    // The tools need no key, and none is sent: a browser page on any origin may call them (their CORS allows no Authorization).
+    for (const slug of TOOL_SLUGS) tools[slug] = (body = {}, o) => this.#send('POST', `/v1/tools/${slug}`, body, o ?? {}, false);
+    this.tools = Object.freeze(tools) as unknown as Tools;
   }
 
   search(body: SearchInput, o?: CallOptions): Promise<SearchOutput> {
@@ -230,7 +229,13 @@ export class Scour {
   bulkScrape(body: BulkScrapeInput, o?: CallOptions): Promise<BulkScrapeOutput | BulkScrapeAccepted> {
     return this.request('POST', '/v1/scrape/bulk', body, o) as Promise<BulkScrapeOutput | BulkScrapeAccepted>;
   }
-  /** The report, or (asynchronous requests) the accepted job to poll with `waitForJob`. */
+  /**
+   * Synchronous without `callback_url`: the report. With it, the accepted
+   * job: poll it with `waitForJob<ResearchJob>(job.status_url, { onProgress })`
+   * (its `stage` and `progress` say where it is) or wait for the webhook.
+   */
+  research(body: ResearchInput & { callback_url: string }, o?: CallOptions): Promise<ResearchJobAccepted>;
+  research(body: ResearchInput, o?: CallOptions): Promise<ResearchOutput>;
   research(body: ResearchInput, o?: CallOptions): Promise<ResearchOutput | ResearchJobAccepted> {
     return this.request('POST', '/v1/research', body, o) as Promise<ResearchOutput | ResearchJobAccepted>;
   }
@@ -241,7 +246,7 @@ export class Scour {
     return this.request('GET', '/v1/usage', undefined, o) as Promise<UsageOutput>;
   }
   /** GET a job's status URL (absolute, as the 202 gave it, or a path such as `/v1/crawl/crawl_...`). */
-  getJob<J = BulkScrapeJob | CrawlJob | Record<string, unknown>>(statusUrl: string, o?: CallOptions): Promise<J> {
+  getJob<J = BulkScrapeJob | CrawlJob | ResearchJob>(statusUrl: string, o?: CallOptions): Promise<J> {
     return this.request('GET', statusUrl, undefined, o) as Promise<J>;
   }
 
@@ -251,7 +256,7 @@ export class Scour {
    * seen. Resolves with the final status (a failed job too); rejects with a
    * ScourError code `TIMEOUT` after `timeoutMs`.
    */
-  async waitForJob<J extends { status?: unknown } = BulkScrapeJob | CrawlJob>(statusUrl: string, options: WaitOptions<J> = {}): Promise<J> {
+  async waitForJob<J extends { status?: unknown } = BulkScrapeJob | CrawlJob | ResearchJob>(statusUrl: string, options: WaitOptions<J> = {}): Promise<J> {
     const interval = options.intervalMs ?? 2_000;
     const deadline = Date.now() + (options.timeoutMs ?? 600_000);
     for (;;) {
@@ -266,11 +271,15 @@ export class Scour {
   }
 
   /** One API call with the retry rules; `path` is a path or an absolute URL. Resolves with the decoded body. */
-  async request(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, o: CallOptions = {}): Promise<unknown> {
+  request(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, o: CallOptions = {}): Promise<unknown> {
+    return this.#send(method, path, body, o, true);
+  }
+
+  async #send(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, o: CallOptions, withKey: boolean): Promise<unknown> {
     const url = /^https?:\/\//i.test(path) ? path : `${this.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
     let last: ScourError | undefined;
     for (let attempt = 1; attempt <= this.retries + 1; attempt++) {
-      const r = await this.#attempt(method, url, body, attempt, o);
+      const r = await this.#attempt(method, url, body, attempt, o, withKey);
       if (r.kind === 'ok') return r.value;
       last = r.error;
       if (!r.retry || attempt > this.retries) break;
@@ -280,9 +289,9 @@ export class Scour {
     throw last!;
   }
 
-  async #attempt(method: string, url: string, body: unknown, attempt: number, o: CallOptions): Promise<Attempt> {
+  async #attempt(method: string, url: string, body: unknown, attempt: number, o: CallOptions, withKey: boolean): Promise<Attempt> {
     const headers: Record<string, string> = { accept: this.format === 'msgpack' ? MSGPACK : 'application/json' };
-    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
+    if (this.#apiKey && withKey) headers.authorization = `Bearer ${this.#apiKey}`;
     let payload: string | Uint8Array | undefined;
     if (body !== undefined) {
       if (this.format === 'msgpack') {

@@ -28,6 +28,7 @@ import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
 import { chargeOf, ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';
+import { WebhookView } from './webhook-view.js';
 
 export const MAX_BULK_URLS = 100;
 /** URLs of one bulk request in flight at once, whatever the plan allows. */
@@ -75,22 +76,6 @@ export const BulkAccepted = StrictObject({
   request_id: Type.Optional(Type.String()),
 });
 
-const DeliveryAttemptView = StrictObject({
-  attempt: Type.Integer(),
-  ok: Type.Boolean(),
-  status_code: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  attempted_at: Type.String(),
-  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
-});
-const DeliveryViewSchema = StrictObject({
-  delivery_id: Type.String(),
-  event: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('sending'), Type.Literal('delivered'), Type.Literal('failed')]),
-  attempts: Type.Integer(),
-  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
-  history: Type.Array(DeliveryAttemptView),
-});
 export const BulkJobStatus = StrictObject({
   job_id: Type.String(),
   status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
@@ -107,7 +92,7 @@ export const BulkJobStatus = StrictObject({
   }),
   credits_used: Type.Integer({ description: 'Successful URLs only, charged as each finished.' }),
   results: Type.Optional(Type.Array(ItemResult, { description: 'Once the job is done: one result per URL, in input order.' })),
-  webhook: StrictObject({ deliveries: Type.Array(DeliveryViewSchema) }),
+  webhook: WebhookView,
   request_id: Type.Optional(Type.String()),
 });
 

@@ -1,9 +1,11 @@
 /**
  * POST /v1/scrape (spec 2.3, 2.5, rule 2, 8.5): one URL, fetched by the
  * plain HTTP fetcher or, with render_js, by the browser fetcher; through a
- * proxy when asked (a failed proxy is rotated on retry); parsed once and
- * handed to every extractor the request asks for (built-in by their
- * extract_* fields, custom ones by name); a screenshot stored in the blob
+ * proxy when asked (a failed proxy is rotated on retry); handed to the
+ * extractors the request asks for (built-in by their extract_* fields, run
+ * through the host's extraction port: a worker pool that parses the page
+ * once for all of them; custom ones by name, on a parse of their own in this
+ * thread, since closures cannot move to a worker); a screenshot stored in the blob
  * store and served back at an unguessable, expiring URL. Priced and charged
  * through the reserve and bill stages: failures cost nothing.
  */
@@ -11,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { checkTargetUrl, type EgressPolicy, targetIssue } from '../../core/egress.js';
+import type { ExtractionFailure, PageSource } from '../../core/extraction.js';
 import {
   type ApiFailure, BadRequest, type FieldIssue, isApiFailure, NotFound, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable,
 } from '../../core/errors.js';
@@ -93,6 +96,9 @@ export const ScrapeResponse = Type.Object({
   extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
   screenshot_url: Type.Optional(Type.String()),
   screenshot_expires_at: Type.Optional(Type.String()),
+  warnings: Type.Optional(Type.Array(StrictObject({ code: Type.String(), message: Type.String() }), {
+    description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).',
+  })),
   proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
   credits_used: Type.Integer(),
   remaining_credits: Type.Integer(),
@@ -234,12 +240,16 @@ export interface Extraction {
   readonly builtins: Record<string, unknown>;
   readonly extracted: Record<string, unknown>;
   readonly extractorErrors: Record<string, string>;
-  readonly page: Page;
+  /** The page as fetched (what the extractors read). */
+  readonly source: PageSource;
   /** Priced options asked for whose output this page could not give: not charged. */
   readonly undelivered: readonly DeliverableOption[];
   /** HTML or text: something to read (not an image, a PDF, other binary). */
   readonly readable: boolean;
 }
+
+/** One extractor's outcome: its value, or the message it threw. */
+type Ran = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string };
 
 /** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
 export function chargeOf(ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown }): number {
@@ -257,6 +267,8 @@ export interface ScrapeOutcome {
   readonly extracted: Record<string, unknown>;
   readonly extractorErrors: Record<string, string>;
   readonly screenshot: { url: string; expiresAt: string } | undefined;
+  /** Why a screenshot taken could not be kept (the blob store failed). */
+  readonly screenshotError?: string | undefined;
 }
 
 /**
@@ -404,84 +416,147 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     },
   };
 
+  /**
+   * Run extractors over one page: those the extraction port runs (the
+   * built-ins, in its worker pool) are posted to it first; the others
+   * (custom extractors: closures, which cannot move to another thread) run
+   * here on the page parsed in this thread, meanwhile. Each outcome is at its
+   * extractor's position in `xs`. Fails only when the port cannot extract
+   * the page at all (a crashed or hung worker: TargetResponseInvalid).
+   */
+  const runExtractorsOn = (
+    source: PageSource, page: () => Page, xs: readonly ExtractorPlugin[], options: Readonly<Record<string, unknown>>,
+  ): Effect.Effect<readonly Ran[], ExtractionFailure> => {
+    const port = host.extraction;
+    const pooled: number[] = [];
+    const here: number[] = [];
+    xs.forEach((x, n) => (port?.runs(x) ? pooled : here).push(n));
+    const out: Ran[] = new Array(xs.length);
+    const remote = pooled.length === 0 ? Effect.void : Effect.map(
+      port!.extract({ page: source, ids: pooled.map((n) => xs[n]!.id), options }),
+      (res) => {
+        for (const n of pooled) {
+          const id = xs[n]!.id;
+          out[n] = id in res.errors ? { ok: false, error: res.errors[id]! } : { ok: true, value: res.values[id] };
+        }
+      },
+    );
+    const local = here.length === 0 ? Effect.void : Effect.promise(async () => {
+      const p = page();
+      for (const n of here) {
+        try {
+          out[n] = { ok: true, value: await xs[n]!.extract(p, options) };
+        } catch (e) {
+          out[n] = { ok: false, error: e instanceof Error ? e.message : String(e) };
+        }
+      }
+    });
+    const both = here.length === 0 ? remote : pooled.length === 0 ? local : Effect.all([remote, local], { concurrency: 'unbounded', discard: true });
+    return Effect.as(both, out);
+  };
+
   const extractStage = {
     name: 'extract',
-    run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }) =>
-      Effect.promise(async (): Promise<Extraction> => {
-        const i = ctx.input;
-        const r = ctx.result;
-        const page: Page = parsePage({ url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body });
-        const media = mediaType(page.contentType);
-        const html = media === '' || HTML_TYPES.includes(media);
-        // Not HTML but text (plain text, JSON, XML, ...): the text is the body itself (rendered: the text of the browser's view of it).
-        const text = html ? undefined : !TEXTUAL.test(media) ? '' : i.render_js ? renderText(page.document) : r.body;
-        const wanted: string[] = ['text_content'];
-        if (i.extract_links) wanted.push('links');
-        if (i.extract_images) wanted.push('images');
-        if (i.extract_schema) wanted.push('schema_data');
-        if (i.extract_meta) wanted.push('meta_data');
-        if (i.main_content) wanted.push('main_content');
-        if (i.markdown) wanted.push('markdown');
-        if (i.extract_contacts) wanted.push('contacts');
-        if (i.extract_social) wanted.push('social');
+    run: (ctx: RequestContext & Validated<ScrapeInput> & { result: FetchResult }): Effect.Effect<Extraction, ExtractionFailure> => {
+      const i = ctx.input;
+      const r = ctx.result;
+      const source: PageSource = { url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body };
+      // Parsed in this thread only when something here reads it (custom extractors, a rendered text page).
+      let parsed: Page | undefined;
+      const page = (): Page => (parsed ??= parsePage(source));
+      const finalUrl = r.finalUrl || i.url;
+      const media = mediaType(r.contentType);
+      const html = media === '' || HTML_TYPES.includes(media);
+      // Not HTML but text (plain text, JSON, XML, ...): the text is the body itself (rendered: the text of the browser's view of it).
+      const text = html ? undefined : !TEXTUAL.test(media) ? '' : i.render_js ? renderText(page().document) : r.body;
+      const wanted: string[] = ['text_content'];
+      if (i.extract_links) wanted.push('links');
+      if (i.extract_images) wanted.push('images');
+      if (i.extract_schema) wanted.push('schema_data');
+      if (i.extract_meta) wanted.push('meta_data');
+      if (i.main_content) wanted.push('main_content');
+      if (i.markdown) wanted.push('markdown');
+      if (i.extract_contacts) wanted.push('contacts');
+      if (i.extract_social) wanted.push('social');
+      /** Whether `x` reads this page: its content types (HTML when it names none) and its URL pattern. */
+      const applies = (x: ExtractorPlugin): boolean =>
+        (media === '' || (x.filter?.contentTypes ?? HTML_TYPES).includes(media))
+        && (x.filter?.urlPattern === undefined || x.filter.urlPattern.test(finalUrl));
+      // Every field in the order it is reported: a value known without extracting, or an extractor to run.
+      type Step =
+        | { readonly key: string; readonly custom: boolean; readonly value: unknown; readonly undelivered?: DeliverableOption }
+        | { readonly key: string; readonly custom: boolean; readonly x: ExtractorPlugin };
+      const steps: Step[] = [];
+      for (const id of wanted) {
+        const x = builtin(id);
+        if (x === undefined) continue;
+        const free = FREE_TEXT[id];
+        // Free fields are always there: a page the extractor cannot read gets its text, or ''.
+        if (free !== undefined && (text !== undefined || !applies(x))) steps.push({ key: id, custom: false, value: free(text ?? '', media) });
+        // A priced field the page cannot give (not HTML): its empty value, not charged.
+        else if (free === undefined && !applies(x)) steps.push({ key: id, custom: false, value: EMPTY[id]?.() ?? null, undelivered: PRICED[id] });
+        else steps.push({ key: id, custom: false, x });
+      }
+      for (const id of i.extractors ?? []) {
+        const x = extractors.get(id)!;
+        steps.push(applies(x) ? { key: id, custom: true, x } : { key: id, custom: true, value: null });
+      }
+      const runs = steps.filter((s): s is Extract<Step, { x: ExtractorPlugin }> => 'x' in s);
+      const options = i.country === undefined ? {} : { country: i.country };
+      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options), (ran): Extraction => {
+        const outcome = new Map(runs.map((s, n) => [s, ran[n]!]));
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};
         const errors: Record<string, string> = {};
         const undelivered: DeliverableOption[] = [];
-        /** Whether `x` reads this page: its content types (HTML when it names none) and its URL pattern. */
-        const applies = (x: ExtractorPlugin): boolean =>
-          (media === '' || (x.filter?.contentTypes ?? HTML_TYPES).includes(media))
-          && (x.filter?.urlPattern === undefined || x.filter.urlPattern.test(page.finalUrl));
-        const run = async (x: ExtractorPlugin, into: Record<string, unknown>, key: string): Promise<boolean> => {
-          try {
-            into[key] = await x.extract(page, i.country === undefined ? {} : { country: i.country });
-            return true;
-          } catch (e) {
-            errors[key] = e instanceof Error ? e.message : String(e);
-            return false;
-          }
-        };
-        for (const id of wanted) {
-          const x = builtin(id);
-          if (x === undefined) continue;
-          const free = FREE_TEXT[id];
-          if (free !== undefined) {
-            // Free fields are always there: a page the extractor cannot read gets its text, or ''.
-            if (text !== undefined || !applies(x)) builtins[id] = free(text ?? '', media);
-            else if (!(await run(x, builtins, id))) builtins[id] = '';
+        for (const s of steps) {
+          const into = s.custom ? extracted : builtins;
+          if (!('x' in s)) {
+            into[s.key] = s.value;
+            if (s.undelivered !== undefined) undelivered.push(s.undelivered);
             continue;
           }
-          // A priced field the page cannot give (not HTML), or whose extractor failed: its empty value, not charged.
-          if (!applies(x) || !(await run(x, builtins, id))) {
-            builtins[id] = EMPTY[id]?.() ?? null;
-            const option = PRICED[id];
+          const o = outcome.get(s)!;
+          if (o.ok) {
+            into[s.key] = o.value;
+            continue;
+          }
+          errors[s.key] = o.error;
+          if (s.custom) continue;
+          // A free field whose extractor failed is ''; a priced one its empty value, not charged.
+          if (FREE_TEXT[s.key] !== undefined) builtins[s.key] = '';
+          else {
+            builtins[s.key] = EMPTY[s.key]?.() ?? null;
+            const option = PRICED[s.key];
             if (option !== undefined) undelivered.push(option);
           }
         }
-        for (const id of i.extractors ?? []) {
-          const x = extractors.get(id)!;
-          if (!applies(x)) extracted[id] = null;
-          else await run(x, extracted, id);
-        }
-        return { builtins, extracted, extractorErrors: errors, page, undelivered, readable: html || TEXTUAL.test(media) };
-      }),
+        return { builtins, extracted, extractorErrors: errors, source, undelivered, readable: html || TEXTUAL.test(media) };
+      });
+    },
   };
 
   const storeScreenshot = {
     name: 'store',
-    run: (ctx: RequestContext & { result: FetchResult }): Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined }, ApiFailure> => {
+    run: (ctx: RequestContext & { result: FetchResult }): Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined; screenshotError?: string }, ApiFailure> => {
       const shot = ctx.result.screenshot;
       if (shot === undefined) return Effect.succeed({ screenshot: undefined });
       const token = randomBytes(24).toString('base64url');
       const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
       const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
       const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
-      return Effect.map(
-        Effect.tryPromise({
-          try: () => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt }),
-          catch: (e) => new TargetUnreachable({ message: 'Could not store the screenshot', details: String(e) }) as ApiFailure,
-        }),
-        () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
+      // A blob store that cannot take it (a full disk, say) costs the caller the screenshot, not the page:
+      // the page is delivered without it, with a warning, and the screenshot is not charged (chargeOf).
+      return Effect.match(
+        Effect.tryPromise(() => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt })),
+        {
+          onSuccess: () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
+          onFailure: (e) => {
+            const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
+            const why = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? e);
+            return { screenshot: undefined, screenshotError: `the screenshot could not be stored (${why}); it was not charged` };
+          },
+        },
       );
     },
   };
@@ -496,7 +571,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
    */
   const indexStage = {
     name: 'index',
-    run: (ctx: { input: ScrapeInput; result: FetchResult; page: Page; builtins: Record<string, unknown>; account?: { id: string }; indexAccountId?: string }): Effect.Effect<{ indexed: boolean }> => {
+    run: (ctx: { input: ScrapeInput; result: FetchResult; source: PageSource; builtins: Record<string, unknown>; account?: { id: string }; indexAccountId?: string }): Effect.Effect<{ indexed: boolean }> => {
       const index = options.index;
       const accountId = ctx.account?.id ?? ctx.indexAccountId;
       const i = ctx.input;
@@ -504,11 +579,18 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       if (index === undefined || accountId === undefined) return Effect.succeed({ indexed: false });
       if (i.cookies !== undefined || i.custom_headers !== undefined || i.proxy_type !== undefined || i.proxy_country !== undefined) return Effect.succeed({ indexed: false });
       if (r.statusCode < 200 || r.statusCode > 299 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType)) return Effect.succeed({ indexed: false });
-      return Effect.promise(async () => {
+      // What the request's own extractors already produced is reused, not computed again.
+      const missing = (['meta_data', 'main_content'] as const).filter((id) => ctx.builtins[id] === undefined && builtin(id) !== undefined);
+      const more = missing.length === 0
+        ? Effect.succeed({} as Record<string, unknown> | undefined)
+        : Effect.map(runExtractorsOn(ctx.source, () => parsePage(ctx.source), missing.map((id) => builtin(id)!), {}), (ran) =>
+          // An extractor that fails leaves the page out of the index, as when it ran here.
+          (ran.every((o) => o.ok) ? Object.fromEntries(missing.map((id, n) => [id, (ran[n] as { value: unknown }).value])) : undefined));
+      return Effect.catch(Effect.flatMap(more, (extra) => Effect.promise(async () => {
+        if (extra === undefined) return { indexed: false };
         try {
-          // What the request's own extractors already produced is reused, not computed again.
-          const meta = (ctx.builtins.meta_data ?? (await builtin('meta_data')?.extract(ctx.page, {}))) as { title?: string | null; language?: string | null } | undefined;
-          const main = (ctx.builtins.main_content as string | undefined) ?? ((await builtin('main_content')?.extract(ctx.page, {})) as string | undefined) ?? '';
+          const meta = (ctx.builtins.meta_data ?? extra.meta_data) as { title?: string | null; language?: string | null } | undefined;
+          const main = (ctx.builtins.main_content as string | undefined) ?? (extra.main_content as string | undefined) ?? '';
           const whole = (ctx.builtins.text_content as string | undefined) ?? '';
           const text = main.length >= 200 ? main : whole;
           const lang = meta?.language?.slice(0, 2).toLowerCase();
@@ -521,7 +603,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
         } catch {
           return { indexed: false };
         }
-      });
+      })), () => Effect.succeed({ indexed: false }));
     },
   };
 
@@ -548,6 +630,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       out.screenshot_url = ctx.screenshot.url;
       out.screenshot_expires_at = ctx.screenshot.expiresAt;
     }
+    if (ctx.screenshotError !== undefined) out.warnings = [{ code: 'SCREENSHOT_NOT_STORED', message: ctx.screenshotError }];
     if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
     return out;
   };

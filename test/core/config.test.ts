@@ -24,9 +24,10 @@ describe('settings from the environment', () => {
       SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false',
       SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
       SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8',
+      SCOUR_EXTRACTION_WORKERS: '0', SCOUR_EXTRACTION_TIMEOUT: '5', SCOUR_EXTRACTION_INLINE_BELOW: '4096',
       SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
       SCOUR_SEARCH_PROVIDERS: ' Local, searxng ,', SEARXNG_URL: 'http://10.0.0.5:8888/searx/', SCOUR_SEARCH_PROVIDER_TIMEOUT: '3', SCOUR_INDEX_SCRAPES: 'yes',
-      SCOUR_EXPORT_TTL: '600', LLM_BASE_URL: 'http://10.0.0.9:8000/v1/', LLM_MODEL: 'm1', LLM_API_KEY: 'sk-1', LLM_TIMEOUT: '12', LLM_MAX_TOKENS: '512', LLM_JSON_MODE: 'false',
+      SCOUR_EXPORT_TTL: '600', SCOUR_JOB_RETENTION: '3600', LLM_BASE_URL: 'http://10.0.0.9:8000/v1/', LLM_MODEL: 'm1', LLM_API_KEY: 'sk-1', LLM_TIMEOUT: '12', LLM_MAX_TOKENS: '512', LLM_JSON_MODE: 'false',
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
@@ -36,9 +37,10 @@ describe('settings from the environment', () => {
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false,
       allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
       chromiumPath: '/opt/chromium', browserPages: 8,
+      extractionWorkers: 0, extractionTimeoutMs: 5000, extractionInlineBelow: 4096,
       jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
       searchProviders: ['local', 'searxng'], searxngUrl: 'http://10.0.0.5:8888/searx', searchProviderTimeoutMs: 3000, indexScrapes: true,
-      exportTtlSeconds: 600,
+      exportTtlSeconds: 600, jobRetentionSeconds: 3600,
       llm: { baseUrl: 'http://10.0.0.9:8000/v1', model: 'm1', apiKey: 'sk-1', timeoutMs: 12_000, maxTokens: 512, jsonMode: false },
     });
   });

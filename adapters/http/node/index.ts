@@ -24,7 +24,13 @@ export class NodeHttpServer implements HttpServer {
   private readonly server: http.Server;
 
   constructor(private readonly app: HttpApp, private readonly options: ServerOptions) {
-    this.server = http.createServer({ keepAliveTimeout: 10_000, requestTimeout: 300_000 }, (req, res) => this.onRequest(req, res));
+    // Slow clients are cut as uWS cuts them (its idle timeout is 10 s): headers within 10 s, the whole request
+    // (up to SCOUR_BODY_LIMIT) within 30 s, checked every second. Node's defaults (60 s for headers, checked
+    // every 30 s; 300 s for a body that stalls) let one client hold a socket 30 times longer (slowloris).
+    this.server = http.createServer(
+      { keepAliveTimeout: 10_000, headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
+      (req, res) => this.onRequest(req, res),
+    );
   }
 
   private onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {

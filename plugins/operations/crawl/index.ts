@@ -25,6 +25,7 @@ import { crawlPagePrice } from '../../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
 import { scrapeStages } from '../scrape.js';
 import { RunAborted, runCrawl, type CrawlBook, type CrawlSpec } from './engine.js';
+import { WebhookView } from '../webhook-view.js';
 import { crawlFetchers } from './pages.js';
 import { canonicalUrl, MAX_URL_LENGTH } from './urls.js';
 import { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';
@@ -63,17 +64,6 @@ export const CrawlAccepted = StrictObject({
 });
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const DeliveryView = StrictObject({
-  delivery_id: Type.String(),
-  event: Type.String(),
-  status: Type.String(),
-  attempts: Type.Integer(),
-  next_attempt_at: Nullable(Type.String()),
-  history: Type.Array(StrictObject({
-    attempt: Type.Integer(), ok: Type.Boolean(), status_code: Nullable(Type.Integer()), error: Nullable(Type.String()),
-    attempted_at: Type.String(), next_attempt_at: Nullable(Type.String()),
-  })),
-});
 
 export const CRAWL_STATUSES = ['queued', 'running', 'cancelling', 'completed', 'stopped', 'cancelled', 'failed'] as const;
 export const CrawlStatus = StrictObject({
@@ -96,7 +86,7 @@ export const CrawlStatus = StrictObject({
   pages_skipped: Type.Integer({ description: 'URLs found and deliberately not visited or not stored.' }),
   skipped_reasons: Type.Record(Type.String(), Type.Integer(), { description: 'pages_skipped by reason.' }),
   credits_used: Type.Integer(),
-  webhook: StrictObject({ deliveries: Type.Array(DeliveryView) }),
+  webhook: WebhookView,
   request_id: Type.Optional(Type.String()),
 });
 type CrawlStatusBody = typeof CrawlStatus.static;

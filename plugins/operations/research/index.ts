@@ -39,7 +39,7 @@ import { planResearch, type DepthSettings } from './plan.js';
 import { readSources } from './read.js';
 import { assembleReport, type StageTiming } from './report.js';
 import { researchJobs } from './job.js';
-import { checkResearch, ResearchAccepted, ResearchRequest, ResearchResponse } from './request.js';
+import { checkResearch, ResearchAccepted, ResearchJobStatus, ResearchRequest, ResearchResponse } from './request.js';
 
 export const RESEARCH_OPERATION = 'research';
 
@@ -433,6 +433,7 @@ export function createResearchOperation(options: ResearchOptions) {
           tags: ['research'],
           auth: 'bearer' as const,
           failures: [404, 429, 503],
+          response: schema(ResearchJobStatus),
           handle: jobs.status,
         },
         exportRoute,

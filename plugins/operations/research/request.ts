@@ -16,6 +16,7 @@ import {
 } from '../../../core/research.js';
 import { hasLoneSurrogate, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from '../search/languages.js';
+import { WebhookView } from '../webhook-view.js';
 
 export const MAX_ENTITIES = 50;
 export const MAX_FOCUS_AREAS = 20;
@@ -55,18 +56,62 @@ export const ResearchRequest = StrictObject({
   callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Extension: answer 202 with a job and POST a signed research.completed webhook here when done.' })),
 });
 
+/** Open objects: the listed fields are always there; more may be (the serializer keeps them). */
+const Open = <T extends Parameters<typeof Type.Object>[0]>(props: T, description?: string) =>
+  Type.Object(props, { additionalProperties: true, ...(description ? { description } : {}) });
+
+const EvidenceView = Open({
+  source_id: Type.String(),
+  text: Type.String({ description: 'Verbatim: the source\'s stored text at [start, end).' }),
+  start: Type.Integer(),
+  end: Type.Integer(),
+}, 'A quoted sentence of a source read in this request.');
+
+const InsightView = Open({
+  id: Type.String(),
+  statement: Type.String(),
+  statement_evidence: EvidenceView,
+  confidence: Type.Number({ description: '0..1: 0.5 agreement + 0.25 relevance + 0.15 quality + 0.1 recency.' }),
+  confidence_parts: Open({ agreement: Type.Number(), relevance: Type.Number(), quality: Type.Number(), recency: Type.Number() }),
+  supporting_evidence: Type.Array(EvidenceView),
+  topic: Type.String(),
+  supporting_sources: Type.Optional(Type.Array(Type.String())),
+  contradicting_sources: Type.Optional(Type.Array(Type.String())),
+  contradicting_evidence: Type.Optional(Type.Array(EvidenceView)),
+  agreement: Type.Optional(Type.Number()),
+});
+
+const SourceView = Open({
+  id: Type.String({ description: 'src_1, src_2, ...: what evidence and citations refer to.' }),
+  url: Type.String(),
+  title: Type.String(),
+  type: Type.String({ description: 'academic, news, industry_reports, financial, social or web.' }),
+  domain: Type.String(),
+  published_date: Type.Union([Type.String(), Type.Null()]),
+  author: Type.Union([Type.String(), Type.Null()]),
+  relevance_score: Type.Number(),
+  used: Type.Boolean({ description: 'Whether the report quotes it.' }),
+});
+
+const CitationView = Open({
+  source_id: Type.String(),
+  url: Type.String(),
+  format: Type.String(),
+  text: Type.String({ description: 'The formatted reference.' }),
+});
+
 export const ResearchResponse = Type.Object({
   research_query: Type.String(),
   analysis_depth: Type.String(),
   analysis_type: Type.String(),
   executive_summary: Type.String(),
-  summary_evidence: Type.Optional(Type.Array(Type.Any())),
-  key_insights: Type.Array(Type.Any()),
+  summary_evidence: Type.Optional(Type.Array(EvidenceView)),
+  key_insights: Type.Array(InsightView),
   entity_analysis: Type.Optional(Type.Any()),
   sentiment: Type.Optional(Type.Any()),
   trend_analysis: Type.Optional(Type.Array(Type.Any())),
-  sources_analyzed: Type.Array(Type.Any()),
-  citations: Type.Array(Type.Any()),
+  sources_analyzed: Type.Array(SourceView),
+  citations: Type.Array(CitationView),
   recommendations: Type.Optional(Type.Array(Type.Any())),
   methodology: Type.Optional(Type.Any()),
   visualization_data: Type.Optional(Type.Any()),
@@ -88,6 +133,36 @@ export const ResearchAccepted = StrictObject({
   research_query: Type.String(),
   analysis_depth: Type.String(),
   created_at: Type.String(),
+  request_id: Type.Optional(Type.String()),
+});
+
+/** GET /v1/research/{job_id}: where an asynchronous research is, and its report once done. */
+export const ResearchJobStatus = StrictObject({
+  job_id: Type.String(),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+  stage: Type.String({ description: 'queued; while running plan, gather, read, analyse, report, rewrite (with a rewriter), export (with export_format); then completed or failed.' }),
+  progress: StrictObject({
+    sources_found: Type.Integer(),
+    sources_read: Type.Integer(),
+    sources_accepted: Type.Integer(),
+  }),
+  research_query: Type.String(),
+  analysis_depth: Type.String(),
+  created_at: Type.Union([Type.String(), Type.Null()]),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  completed_at: Type.Union([Type.String(), Type.Null()]),
+  callback_url: Type.Union([Type.String(), Type.Null()]),
+  credits_used: Type.Integer({ description: 'Charged once, when the report is done.' }),
+  result: Type.Union([ResearchResponse, Type.Null()], { description: 'The report (the synchronous answer\'s body) once completed; null before and on failure.' }),
+  error: Type.Union([
+    Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      report: Type.Optional(Type.Any({ description: 'NO_SOURCES: the empty report, with its warnings (why nothing could be read).' })),
+    }),
+    Type.Null(),
+  ], { description: 'Why a failed research failed.' }),
+  webhook: WebhookView,
   request_id: Type.Optional(Type.String()),
 });
 
