@@ -2,8 +2,9 @@
 import type { PluginBase } from '../core/plugin.js';
 import { adminOperation } from '../plugins/operations/admin.js';
 import { systemOperation } from '../plugins/operations/system.js';
+import { playgroundOperation } from '../plugins/operations/playground/index.js';
 import { usageOperation } from '../plugins/operations/usage.js';
 import { toolsOperation } from '../plugins/operations/tools.js';
 import { builtinTools } from '../plugins/tools/index.js';
 
-export const builtinPlugins: readonly PluginBase[] = [systemOperation, usageOperation, adminOperation, toolsOperation, ...builtinTools];
+export const builtinPlugins: readonly PluginBase[] = [systemOperation, usageOperation, adminOperation, toolsOperation, playgroundOperation, ...builtinTools];
