@@ -19,6 +19,7 @@ import { PluginRegistry } from '../core/registry.js';
 import type { SchemaCompiler } from '../core/schema.js';
 import type { StageKit } from '../core/stages.js';
 import { HttpApp } from '../adapters/http/shared/app.js';
+import { createMcpOperation } from '../adapters/mcp/http.js';
 import type { HttpServer } from '../adapters/http/shared/server.js';
 import { NodeHttpServer } from '../adapters/http/node/index.js';
 import { UwsServer, uwsIsNative } from '../adapters/http/uws/index.js';
@@ -167,9 +168,11 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   c.register(TOKENS.RateLimiter, { useValue: limiter });
 
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
+  // POST /mcp: its tool calls run through the app built below (attached once it exists).
+  const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex)), ...researchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex), blobs)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex)), ...researchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex), blobs)];
   } catch (e) {
     await closeAll();
     throw e;
@@ -276,6 +279,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     corsOrigins: settings.corsOrigins,
   });
   c.register(TOKENS.HttpApp, { useValue: app });
+  mcp.attach(app);
 
   if (settings.httpAdapter === 'uws' && !uwsIsNative()) {
     logger.warn('uWebSockets.js native binary did not load for this Node ABI; using its slow pure-JS fallback. Use Node 20 or SCOUR_HTTP_ADAPTER=node.');

@@ -1,0 +1,42 @@
+/**
+ * The MCP server both transports run: the SDK's low-level `Server` with a
+ * tools/list handler (the tools of ./tools.ts, their inputSchema the routes'
+ * JSON Schemas as is) and a tools/call handler (./tools.ts callTool through
+ * the transport's Dispatcher). An unknown tool name is a JSON-RPC error
+ * -32602 (InvalidParams), as the MCP specification lists it among protocol
+ * errors; everything the API answers is a tool result.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { callTool, type Dispatcher, type ToolDefinition, UnknownTool } from './tools.js';
+
+export interface McpServerOptions {
+  readonly version: string;
+  /** The tool list (read once per tools/list; may fetch the server's OpenAPI document). */
+  readonly tools: () => Promise<readonly ToolDefinition[]> | readonly ToolDefinition[];
+  readonly dispatcher: Dispatcher;
+  /** Aborted when the whole exchange is over (the HTTP request went away). */
+  readonly signal?: AbortSignal | undefined;
+  readonly jobWaitMs?: number | undefined;
+  readonly pollMs?: number | undefined;
+}
+
+export const INSTRUCTIONS = 'Scour: web search, scraping (one page, many pages, a whole site into your own index) and research with citations. '
+  + 'Every tool call is an API request of your Scour account: it is rate-limited and charged in credits like the HTTP API (the usage tool shows the balance). '
+  + 'Failures are tool errors whose text starts with the API error code (MISSING_PARAMETER, NO_CREDITS, RATE_LIMITED, ...).';
+
+export function createMcpServer(o: McpServerOptions): Server {
+  const server = new Server({ name: 'scour', title: 'Scour', version: o.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await o.tools())] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const signal = o.signal === undefined ? extra.signal : AbortSignal.any([o.signal, extra.signal]);
+    try {
+      return await callTool(request.params.name, request.params.arguments, o.dispatcher, { signal, jobWaitMs: o.jobWaitMs, pollMs: o.pollMs });
+    } catch (e) {
+      // A plain error with a code: the SDK sends its message as is (an McpError's message carries an "MCP error" prefix the client adds again).
+      if (e instanceof UnknownTool) throw Object.assign(new Error(e.message), { code: ErrorCode.InvalidParams });
+      throw e;
+    }
+  });
+  return server;
+}
