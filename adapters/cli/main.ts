@@ -26,6 +26,7 @@ Usage:
                      PostgreSQL and Redis when set, egress, proxies); exit 1 if something
                      is missing [--json]
   scour loadtest     load-test a Scour server with a named scenario (scour loadtest --help)
+  scour mcp          MCP server on stdio for a running Scour (SCOUR_URL, SCOUR_API_KEY)
   scour version      print the version
   scour help         this text
 
@@ -205,6 +206,10 @@ async function main(argv: readonly string[]): Promise<void> {
         out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), tty: process.stdout.isTTY === true, env: process.env, signal: abort.signal,
       });
       return;
+    }
+    case 'mcp': {
+      const { runMcpStdio } = await import('../mcp/stdio.js');
+      return runMcpStdio({ env: process.env, version: VERSION });
     }
     case 'version':
     case '--version':
