@@ -570,6 +570,7 @@ async function send() {
     $('raw-body').textContent = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
     $('response').hidden = false;
     $('response').dataset.status = String(res.status);
+    $('response').scrollIntoView({ block: 'start' });
     document.body.dataset.state = 'done';
   } catch (e) {
     document.body.dataset.state = 'failed';
