@@ -7,18 +7,21 @@
  * usage, a validation error, 401, 402, an unknown tool; and the transport's
  * edges with raw requests (405 on GET and DELETE, the body limit, malformed
  * JSON, a message that is not JSON-RPC, an unsupported protocol version, a
- * notification's 202). Then, once (embedded, uWS): a crawl and an
- * asynchronous bulk scrape the tools wait for.
+ * notification's 202). Then, once (embedded, uWS): jobs the tools wait
+ * for (a crawl, a bulk scrape and a research with a callback_url), and a
+ * research report as Markdown with its citations.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ARGUMENTS } from '../../adapters/mcp/tools.js';
+import { researchCorpus } from '../fixtures/research-corpus.js';
 import { startCrawlSite, type CrawlSite } from '../support/crawl-site.js';
 import { call, expectErrorBody } from '../support/http.js';
 import { ADAPTERS, CONFIGS, startScourIn, type Running } from '../support/server.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const ADMIN = 'mcp-test-admin-token-0123456789abcdef';
 const TOOLS = ['search', 'scrape', 'bulk_scrape', 'crawl', 'research', 'usage'];
@@ -226,25 +229,30 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
   });
 });
 
-describe('MCP jobs: crawl and an asynchronous bulk scrape are waited for', () => {
+describe('MCP jobs and research: crawl, and bulk scrape and research with a callback_url, are waited for; research is Markdown with citations', () => {
   let s: Running;
   let site: TargetSite;
   let docs: CrawlSite;
+  let hook: WebhookReceiver;
   let client: Client;
   let key: string;
 
   beforeAll(async () => {
     site = await startTargetSite();
+    hook = await startWebhookReceiver({ secret: 'unused-secret-not-verified' });
     docs = await startCrawlSite('docs');
     s = await startScourIn('embedded', 'uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback', searchProviders: ['local'] });
     key = await account(s.url, 1000);
     client = await connect(s.url, key);
+    const put = await call(`${s.url}/admin/v1/index/documents`, 'POST', { auth: `Bearer ${ADMIN}`, body: { collection: 'shared', documents: researchCorpus() } });
+    expect(put.status, put.text).toBe(200);
   }, 60_000);
   afterAll(async () => {
     await client?.close();
     await s?.stop();
     await docs?.close();
     await site?.close();
+    await hook?.close();
   });
 
   it('crawl: submits, waits for the job to end, returns its status; the pages are billed as by the API', async () => {
@@ -260,16 +268,40 @@ describe('MCP jobs: crawl and an asynchronous bulk scrape are waited for', () =>
     expect(usage.breakdown.find((x: { operation: string }) => x.operation === 'crawl')?.credits).toBe(9);
   }, 60_000);
 
-  it('bulk_scrape: synchronous by default; with async the tool waits for the job and returns its results', async () => {
+  it('bulk_scrape: synchronous by default; with callback_url (a job) the tool waits for the job and returns its results', async () => {
     const urls = [`${site.url}/html/simple`, `${site.url}/status/404`];
     const sync = await tool(client, 'bulk_scrape', { urls });
     expect(sync.isError, text(sync)).toBeFalsy();
     expect(sync.structuredContent).toMatchObject({ total: 2 });
     expect(text(sync)).toMatch(/^Bulk scrape: 2 URLs/);
-    const job = await tool(client, 'bulk_scrape', { urls, async: true });
+    const job = await tool(client, 'bulk_scrape', { urls, callback_url: hook.url });
     expect(job.isError, text(job)).toBeFalsy();
     expect(job.structuredContent!.status).toBe('completed');
     expect(job.structuredContent!.results).toHaveLength(2);
     expect(text(job)).toContain('completed');
+  }, 60_000);
+
+  it('research: the report as Markdown (summary, insights, citations), charged as the API charges; with callback_url (a job): waited for', async () => {
+    const query = 'How stable are perovskite solar cells and what limits them?';
+    const before = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body.credits_used;
+    const r = await tool(client, 'research', { research_query: query, analysis_depth: 'quick' });
+    expect(r.isError, text(r)).toBeFalsy();
+    const b = r.structuredContent!;
+    expect(b.credits_used).toBe(5);
+    expect((await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body.credits_used - before).toBe(5);
+    const t = text(r);
+    expect(t.startsWith(`# ${query}`)).toBe(true);
+    expect(t).toContain('## Summary');
+    expect(t).toContain(b.executive_summary.slice(0, 40));
+    expect(t).toContain('## Key insights');
+    expect(b.citations.length).toBeGreaterThan(0);
+    expect(t).toContain('## Citations');
+    for (const c of b.citations) expect(t).toContain(`[${c.source_id}]`);
+    const job = await tool(client, 'research', { research_query: query, analysis_depth: 'quick', callback_url: hook.url });
+    expect(job.isError, text(job)).toBeFalsy();
+    expect(job.structuredContent).toMatchObject({ status: 'completed', credits_used: 5 });
+    expect(text(job)).toContain('completed');
+    expect(text(job)).toContain(`# ${query}`);
+    expect(text(job)).toContain('## Citations');
   }, 60_000);
 });
