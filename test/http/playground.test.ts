@@ -12,10 +12,13 @@
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { inflateSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAYGROUND_CSP } from '../../plugins/operations/playground/index.js';
+import { PLAYGROUND_CSP, playgroundDir } from '../../plugins/operations/playground/index.js';
 import { call } from '../support/http.js';
 import { startScourIn, type AdapterKind, type ConfigKind, type Running } from '../support/server.js';
 import { startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -229,6 +232,13 @@ describe.each(CASES)('GET /playground (%s, %s)', (config, adapter) => {
       // Only GET (and HEAD, OPTIONS) on the page.
       const post = await raw(s.port, 'POST', '/playground');
       expect(post.status).toBe(405);
+    });
+
+    it('finds its files from the sources and from dist/ (tsc copies no HTML, JS or CSS)', () => {
+      const sources = join(process.cwd(), 'plugins/operations/playground/static/');
+      expect(playgroundDir()).toBe(sources);
+      expect(playgroundDir(pathToFileURL(join(process.cwd(), 'dist/plugins/operations/playground/index.js')))).toBe(sources);
+      expect(() => playgroundDir(pathToFileURL(join(tmpdir(), 'nowhere/a/b/c/index.js')))).toThrow(/PLAYGROUND_FILES_MISSING/);
     });
 
     it('the playground routes are in the OpenAPI document, as HTML, JavaScript and CSS', async () => {

@@ -42,10 +42,10 @@ const HEADERS: readonly (readonly [string, string])[] = [
  * or in the repository's plugins/ tree when run from dist/ (tsc copies no
  * non-TypeScript files): dist/plugins/operations/playground -> ../../../../plugins/operations/playground.
  */
-export function playgroundDir(): string {
+export function playgroundDir(moduleUrl: string | URL = import.meta.url): string {
   const candidates = [
-    new URL('./static/', import.meta.url),
-    new URL('../../../../plugins/operations/playground/static/', import.meta.url),
+    new URL('./static/', moduleUrl),
+    new URL('../../../../plugins/operations/playground/static/', moduleUrl),
   ];
   for (const c of candidates) {
     const dir = fileURLToPath(c);
