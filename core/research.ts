@@ -54,6 +54,8 @@ export interface ResearchInput {
   readonly export_format?: ExportFormat;
   readonly visualization_data?: boolean;
   readonly callback_url?: string;
+  /** Asynchronous mode without a webhook. */
+  readonly async?: boolean;
 }
 
 /** An inclusive window of epoch ms; either end may be open. */

@@ -1,5 +1,5 @@
 /**
- * `scour crawl URL`: the operator's way to fill the shared index. The same
+ * `scour crawl --local URL`: the operator's way to fill the shared index. The same
  * crawl as POST /v1/crawl (Crawlee's queue and link enqueueing, the
  * scrape stages' fetcher behind the egress guard, politeness, robots.txt,
  * sitemaps, trap defences), run in this process straight into the
@@ -20,8 +20,8 @@ import { canonicalUrl } from '../../plugins/operations/crawl/urls.js';
 import { collectionProblem } from '../../plugins/search-providers/local/documents.js';
 import { CommandError, UsageError } from './accounts.js';
 
-export const CRAWL_HELP = `Crawl a site into the local index (no server needed; nothing is billed):
-  scour crawl <URL> [--max-pages N] [--max-depth N] [--collection shared|<account_id>]
+export const CRAWL_HELP = `Crawl a site into the local index in this process (no server needed; nothing is billed):
+  scour crawl --local <URL> [--max-pages N] [--max-depth N] [--collection shared|<account_id>]
                     [--include /path/glob/**]... [--exclude /path/glob/**]... [--json]
                     default: --max-pages ${DEFAULT_CRAWL_PAGES} --max-depth ${DEFAULT_CRAWL_DEPTH} --collection shared; robots.txt,
                     Crawl-delay and sitemaps are obeyed; Ctrl-C stops and keeps what was stored

@@ -11,6 +11,7 @@ import type { SearchIndex } from '../../core/search.js';
 import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
 import { INDEX_HELP } from './index-cmd.js';
 import { CRAWL_HELP } from './crawl-cmd.js';
+import { API_HELP } from './api-cmds.js';
 import { VERSION } from '../../config/version.js';
 import { PluginError } from '../../core/registry.js';
 import type { Logger } from '../../core/ports.js';
@@ -30,6 +31,7 @@ Usage:
   scour version      print the version
   scour help         this text
 
+${API_HELP}
 ${ACCOUNTS_HELP}
 ${INDEX_HELP}
 ${CRAWL_HELP}
@@ -130,6 +132,27 @@ async function withIndex(work: (settings: Settings, index: SearchIndex, store: A
   }
 }
 
+/** An API command (adapters/cli/api-cmds.ts) against a running server; its exit code by error class. */
+async function apiMain(cmd: string, args: readonly string[]): Promise<void> {
+  const { apiCommand } = await import('./api-cmds.js');
+  usageHelp = API_HELP;
+  const abort = new AbortController();
+  process.once('SIGINT', () => {
+    abort.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  process.exitCode = await apiCommand(cmd, args, {
+    env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
+    stdoutTty: process.stdout.isTTY === true, stderrTty: process.stderr.isTTY === true, signal: abort.signal,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    pollMs: process.env.SCOUR_POLL_MS ? Math.max(50, Number(process.env.SCOUR_POLL_MS) || 1000) : undefined,
+  });
+}
+
 /** The help printed after a wrong command line. */
 let usageHelp: string = ACCOUNTS_HELP;
 
@@ -179,6 +202,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
     case 'crawl': {
+      // scour crawl URL goes to the server (POST /v1/crawl); --local runs the crawl in this process into the configured index.
+      if (!argv.slice(1).includes('--local')) return apiMain(cmd, argv.slice(1));
       const { crawlCommand } = await import('./crawl-cmd.js');
       usageHelp = CRAWL_HELP;
       const abort = new AbortController();
@@ -187,7 +212,7 @@ async function main(argv: readonly string[]): Promise<void> {
         abort.abort();
         process.once('SIGINT', () => process.exit(130));
       });
-      process.exitCode = await withIndex((settings, index, store) => crawlCommand(argv.slice(1), {
+      process.exitCode = await withIndex((settings, index, store) => crawlCommand(argv.slice(1).filter((a) => a !== '--local'), {
         settings, index, store, tty: process.stderr.isTTY === true, signal: abort.signal,
         out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
       }));
@@ -207,6 +232,15 @@ async function main(argv: readonly string[]): Promise<void> {
       });
       return;
     }
+    case 'search':
+    case 'scrape':
+    case 'bulk':
+    case 'research':
+    case 'usage':
+    case 'tools':
+    case 'login':
+    case 'logout':
+      return apiMain(cmd, argv.slice(1));
     case 'mcp': {
       const { runMcpStdio } = await import('../mcp/stdio.js');
       return runMcpStdio({ env: process.env, version: VERSION });

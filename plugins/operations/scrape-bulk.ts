@@ -45,6 +45,7 @@ export const BulkRequest = StrictObject({
   retry_failed: Type.Optional(Type.Boolean({ description: 'Retry URLs that fail with a network error, a timeout or a block (through another proxy where there are proxies).' })),
   max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_BULK_RETRIES, description: 'Attempts after the first, with retry_failed. Default 2.' })),
   callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Asynchronous mode: answer 202 with a job at once, and POST the results to this URL (signed, retried) when the job ends. It passes the same egress guard as a target.' })),
+  async: Type.Optional(Type.Boolean({ description: 'Extension: true answers 202 with a job at once, to poll at its status_url, with no webhook (callback_url implies it; false with callback_url is refused).' })),
 });
 type BulkInput = typeof BulkRequest.static;
 
@@ -111,7 +112,7 @@ type ItemOutcome =
 
 /** The single-scrape options of a bulk request (what every URL is scraped with). */
 function optionsOf(i: BulkInput) {
-  const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
+  const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, async: _a, ...common } = i;
   return common;
 }
 
@@ -185,9 +186,11 @@ function checkUrls(urls: readonly string[], egress: EgressPolicy): (ApiFailure |
   });
 }
 
-/** True when the (not yet validated) body asks for the asynchronous mode. */
-function wantsCallback(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { callback_url?: unknown }).callback_url !== undefined;
+/** True when the (not yet validated) body asks for the asynchronous mode: a callback_url, or async: true. */
+export function wantsAsync(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const b = body as { callback_url?: unknown; async?: unknown };
+  return b.callback_url !== undefined || b.async === true;
 }
 
 export function createBulkScrapeOperation(options: ScrapeOptions) {
@@ -213,8 +216,9 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         const urlIssues = urls.map((u, n) => (u === undefined ? undefined : targetIssue(`urls[${n}]`, u, options.egress)));
         const anyGood = urls.some((u, n) => u !== undefined && urlIssues[n] === undefined);
         for (const u of urlIssues) if (u !== undefined) issues.push(anyGood ? { ...u, incidental: true } : u);
-        const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, ...common } = i;
+        const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, async: _a, ...common } = i;
         issues.push(...stages.optionIssues(common));
+        if (i.async === false && i.callback_url !== undefined) issues.push({ field: 'async', message: 'false contradicts callback_url (a callback is asynchronous)' });
         if (i.max_retries !== undefined && i.retry_failed !== true) issues.push({ field: 'max_retries', message: 'only applies with retry_failed: true' });
         const callback = targetIssue('callback_url', i.callback_url, options.egress);
         if (callback !== undefined) issues.push(callback);
@@ -351,7 +355,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         } as typeof BulkResponse.static | typeof BulkAccepted.static));
 
       const handle = Object.assign(
-        (ctx: RequestContext) => (wantsCallback(ctx.body) ? runAsync(ctx) : runSync(ctx)),
+        (ctx: RequestContext) => (wantsAsync(ctx.body) ? runAsync(ctx) : runSync(ctx)),
         { stageNames: runSync.stageNames },
       );
 

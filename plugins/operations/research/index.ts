@@ -340,6 +340,7 @@ export function createResearchOperation(options: ResearchOptions) {
         const issues: CheckIssue[] = checkResearch(i, Date.now());
         if (typeof i.export_format === 'string' && !s.exporters.has(i.export_format)) issues.push({ field: 'export_format', message: `no exporter for ${i.export_format} is installed on this server` });
         else if (i.export_format === 'pdf' && s.htmlToPdf === undefined) issues.push({ field: 'export_format', message: 'pdf needs the browser, which this server does not have (choose html, or install Chromium)' });
+        if (i.async === false && i.callback_url !== undefined) issues.push({ field: 'async', message: 'false contradicts callback_url (a callback is asynchronous)' });
         if (typeof i.callback_url === 'string') {
           const cb = checkTargetUrl(i.callback_url, options.egress);
           if (!cb.ok) issues.push({ field: 'callback_url', message: cb.reason, ...(cb.kind === 'syntax' ? {} : { refused: true }) });
@@ -383,10 +384,14 @@ export function createResearchOperation(options: ResearchOptions) {
           return Effect.succeed(out);
         });
 
-      const wantsCallback = (body: unknown) =>
-        typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { callback_url?: unknown }).callback_url !== undefined;
+      /** The asynchronous mode: a callback_url, or async: true (the same rule as bulk scrape's). */
+      const wantsAsync = (body: unknown): boolean => {
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+        const b = body as { callback_url?: unknown; async?: unknown };
+        return b.callback_url !== undefined || b.async === true;
+      };
       const handle = Object.assign(
-        (ctx: RequestContext) => (wantsCallback(ctx.body) ? runAsync(ctx) : runSync(ctx)),
+        (ctx: RequestContext) => (wantsAsync(ctx.body) ? runAsync(ctx) : runSync(ctx)),
         { stageNames: runSync.stageNames },
       );
 

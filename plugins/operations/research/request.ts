@@ -54,6 +54,7 @@ export const ResearchRequest = StrictObject({
   export_format: Type.Optional(Enum(EXPORT_FORMATS, 'markdown, html, pdf, docx, json, csv (sources and insights), bibtex: the report as a file at export_url.')),
   visualization_data: Type.Optional(Type.Boolean()),
   callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Extension: answer 202 with a job and POST a signed research.completed webhook here when done.' })),
+  async: Type.Optional(Type.Boolean({ description: 'Extension: true answers 202 with a job at once, to poll at its status_url (stage and progress), with no webhook (callback_url implies it; false with callback_url is refused).' })),
 });
 
 /** Open objects: the listed fields are always there; more may be (the serializer keeps them). */
