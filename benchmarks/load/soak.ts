@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { WebSocket } from 'undici';
 import { runLoad } from '../../adapters/cli/loadtest/engine.js';
 import { chromiumDescendants } from '../../adapters/metrics/process.js';
 import { summarise } from '../../adapters/cli/loadtest/report.js';
@@ -52,13 +53,15 @@ export interface SoakResult {
   /** After the warm-up. */
   readonly rssSlopeMiBPerMin: number;
   /**
-   * After the warm-up: the slope of the live V8 heap, taken as the smallest
-   * heap-in-use of each 30-second window (the heap just after a collection),
+   * After the warm-up: the slope of the live V8 heap, read every 20 s just
+   * after a full collection the soak asks for through the server's inspector,
    * so garbage not yet collected does not count. A leak of JavaScript
    * objects shows here first; RSS also moves with the allocator's arenas and
    * the heap's own growth policy, which a short run has not settled.
    */
   readonly heapLiveSlopeMiBPerMin: number;
+  /** The live heap read every 20 s, MiB. */
+  readonly heapAfterGcMiB: readonly number[];
   readonly fdsAfterWarmup: number;
   readonly fdsMax: number;
   readonly fdsEnd: number;
@@ -115,7 +118,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     SCOUR_ADMIN_TOKEN: ADMIN, SCOUR_ALLOW_PRIVATE_TARGETS: 'loopback', SCOUR_TOOLS_RATE_LIMIT: '1000000000', SCOUR_PLANS: plans,
     SCOUR_BOOTSTRAP_KEY: 'false', LOG_LEVEL: 'warn', SCOUR_JOB_RETENTION: String(o.retentionSeconds ?? 60), SCOUR_WEBHOOK_SCHEDULE: '1,1',
   };
-  const args = (o.from ?? 'dist') === 'dist' ? ['bin/scour.js', 'serve'] : ['--import', 'tsx', 'adapters/cli/main.ts', 'serve'];
+  // The inspector (loopback, a free port) lets the soak collect garbage before it reads the live heap.
+  const inspect = '--inspect=127.0.0.1:0';
+  const args = (o.from ?? 'dist') === 'dist' ? [inspect, 'bin/scour.js', 'serve'] : [inspect, '--import', 'tsx', 'adapters/cli/main.ts', 'serve'];
   const server: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   server.stderr!.on('data', (d) => { stderr = (stderr + String(d)).slice(-4000); });
@@ -134,6 +139,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       if (i > 600) throw new Error('the server did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
+    const inspectorUrl = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/.exec(stderr)?.[1];
+    if (inspectorUrl === undefined) throw new Error(`the server's inspector did not start: ${stderr}`);
+    const inspector = await Inspector.connect(inspectorUrl);
+    const heapAfterGc: { t: number; bytes: number }[] = [];
+    const t0 = performance.now();
+    const gcProbe = setInterval(() => {
+      void inspector.liveHeap().then((bytes) => heapAfterGc.push({ t: (performance.now() - t0) / 1000, bytes }), () => undefined);
+    }, 20_000);
     const scenario = await prepareScenario('mixed', { base: url, adminToken: ADMIN, accounts: 2, log });
     const key = (await (await fetch(`${url}/admin/v1/accounts`, {
       method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'unicorn', credits: 100_000_000 }),
@@ -159,7 +172,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       });
     } finally {
       clearInterval(jobs);
+      clearInterval(gcProbe);
       await sampler.stop();
+      inspector.close();
       await scenario.close();
     }
     // Let the last jobs finish and their webhooks go out, then count what the store holds.
@@ -185,7 +200,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       rssStartMiB: Math.round(((samples[0]?.rssBytes ?? 0) / 1048576) * 10) / 10,
       rssEndMiB: Math.round(((samples.at(-1)?.rssBytes ?? 0) / 1048576) * 10) / 10,
       rssSlopeMiBPerMin: Math.round(slope(after.map((x) => ({ x: x.t / 60, y: x.rssBytes / 1048576 }))) * 100) / 100,
-      heapLiveSlopeMiBPerMin: Math.round(slope(liveHeap(after)) * 100) / 100,
+      heapLiveSlopeMiBPerMin: Math.round(slope(heapAfterGc.filter((h) => h.t >= warm).map((h) => ({ x: h.t / 60, y: h.bytes / 1048576 }))) * 100) / 100,
+      heapAfterGcMiB: heapAfterGc.map((h) => Math.round((h.bytes / 1048576) * 10) / 10),
       fdsAfterWarmup: fdsAfter[0] ?? -1, fdsMax: s.fdsMax, fdsEnd: fdsAfter.at(-1) ?? -1,
       chromiumSeen: chromiumSeen.size, chromiumLeft: -1,
       walMaxBytes: walMax,
@@ -208,16 +224,49 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   }
 }
 
-/** The smallest heap-in-use of each 30-second window, as (minutes, MiB) points. */
-function liveHeap(samples: readonly ServerSample[]): { x: number; y: number }[] {
-  const windows = new Map<number, ServerSample>();
-  for (const s of samples) {
-    if (s.heapUsedBytes <= 0) continue;
-    const w = Math.floor(s.t / 30);
-    const best = windows.get(w);
-    if (best === undefined || s.heapUsedBytes < best.heapUsedBytes) windows.set(w, s);
+/**
+ * The server's V8 inspector over its WebSocket (Chrome DevTools Protocol):
+ * a full garbage collection, then the heap in use, so what is measured is
+ * what the process keeps, not garbage waiting for the next collection.
+ */
+class Inspector {
+  #next = 1;
+  readonly #waiting = new Map<number, (msg: { result?: unknown; error?: unknown }) => void>();
+  private constructor(private readonly ws: WebSocket) {
+    ws.addEventListener('message', (ev) => {
+      const msg = JSON.parse(String(ev.data)) as { id?: number; result?: unknown; error?: unknown };
+      if (msg.id !== undefined) this.#waiting.get(msg.id)?.(msg);
+      if (msg.id !== undefined) this.#waiting.delete(msg.id);
+    });
   }
-  return [...windows.values()].map((s) => ({ x: s.t / 60, y: s.heapUsedBytes / 1048576 }));
+  static connect(url: string): Promise<Inspector> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url);
+      ws.addEventListener('open', () => resolve(new Inspector(ws)), { once: true });
+      ws.addEventListener('error', () => reject(new Error(`cannot reach the inspector at ${url}`)), { once: true });
+    });
+  }
+  #call(method: string): Promise<unknown> {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.#waiting.delete(id); reject(new Error(`${method} timed out`)); }, 30_000);
+      this.#waiting.set(id, (msg) => {
+        clearTimeout(timer);
+        if (msg.error !== undefined) reject(new Error(JSON.stringify(msg.error)));
+        else resolve(msg.result);
+      });
+      this.ws.send(JSON.stringify({ id, method }));
+    });
+  }
+  /** Bytes of V8 heap in use just after a full collection. */
+  async liveHeap(): Promise<number> {
+    await this.#call('HeapProfiler.collectGarbage');
+    const r = (await this.#call('Runtime.getHeapUsage')) as { usedSize: number };
+    return r.usedSize;
+  }
+  close(): void {
+    this.ws.close();
+  }
 }
 
 /** The Chromium processes left after the last runSoak's server stopped. */
