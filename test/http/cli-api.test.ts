@@ -179,7 +179,7 @@ describe.each(CONFIGS)('scour API commands (%s)', { timeout: 240_000 }, (config)
     expect(report.key_insights.length).toBeGreaterThan(0);
     expect(report.export_url).toBeDefined();
     // Stage progress lines (not a terminal: a line per change), ending completed.
-    sx.setMode('normal');
+    sx.setMode('ok');
     expect(r.err).toMatch(/^research queued: job research_/m);
     expect(r.err).toMatch(/^research running: gather \(sources found \d+, read \d+, accepted \d+\)$/m);
     expect(r.err).toMatch(/^research completed \(sources found [1-9]\d*, read [1-9]\d*, accepted [1-9]\d*\)$/m);
