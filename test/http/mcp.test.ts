@@ -30,8 +30,8 @@ const ROUTES: Record<string, string> = {
 };
 const BODY_LIMIT = 256 * 1024;
 
-async function account(base: string, credits: number): Promise<string> {
-  const r = await call(`${base}/admin/v1/accounts`, 'POST', { auth: `Bearer ${ADMIN}`, body: { plan: 'unicorn', credits } });
+async function account(base: string, credits: number, plan = 'unicorn'): Promise<string> {
+  const r = await call(`${base}/admin/v1/accounts`, 'POST', { auth: `Bearer ${ADMIN}`, body: { plan, credits } });
   expect(r.status, r.text).toBe(201);
   return r.body.api_key as string;
 }
@@ -174,6 +174,43 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     expect(String((e as Error).message)).toContain('AUTHENTICATION_FAILED');
   }, 30_000);
 
+  it('the same rate limits as the API: a free key\'s second search in a minute is RATE_LIMITED, over MCP and over the API alike', async () => {
+    const free = await account(s.url, 50, 'free');
+    const c = await connect(s.url, free);
+    try {
+      const first = await tool(c, 'search', { query: 'anything at all' });
+      expect(first.isError, text(first)).toBeFalsy();
+      const second = await tool(c, 'search', { query: 'anything at all' });
+      expect(second.isError).toBe(true);
+      expect(text(second)).toMatch(/^RATE_LIMITED: [\s\S]*Retry after \d+ s\./);
+      expect(second.structuredContent).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(second.structuredContent!.retry_after).toBeGreaterThan(0);
+      const api = await call(`${s.url}/v1/search`, 'POST', { auth: `Bearer ${free}`, body: { query: 'anything at all' } });
+      expectErrorBody(api, 429, 'RATE_LIMITED');
+    } finally {
+      await c.close();
+    }
+  }, 30_000);
+
+  it('a client that goes away mid tool call: the call is interrupted, nothing charged or held, nothing left in flight', async () => {
+    const before = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    const abort = new AbortController();
+    const pending = fetch(`${s.url}/mcp`, {
+      method: 'POST', signal: abort.signal,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'scrape', arguments: { url: `${site.url}/slow?ms=4000` } } }),
+    }).then(() => 'answered', () => 'aborted');
+    await new Promise((r) => setTimeout(r, 400));
+    abort.abort();
+    expect(await pending).toBe('aborted');
+    const deadline = Date.now() + 5_000;
+    while (s.scour.app.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(s.scour.app.activeRequests).toBe(0);
+    const after = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    expect(after.credits_used).toBe(before.credits_used);
+    expect(after.credits_reserved).toBe(0);
+  }, 30_000);
+
   it('an unknown tool: JSON-RPC error -32602', async () => {
     const e = await client.callTool({ name: 'delete_everything', arguments: {} }).then(() => undefined, (x: unknown) => x);
     expect(e).toBeInstanceOf(McpError);
@@ -219,6 +256,13 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     // Still healthy.
     expect((await call(`${s.url}/healthz`, 'GET')).status).toBe(200);
   }, 30_000);
+
+  it('logged no unhandled failure and answered no 5xx', () => {
+    const logs = s.logs.join('');
+    expect(logs).not.toContain('unhandled failure');
+    expect(logs).not.toMatch(/"status":5\d\d/);
+    expect(logs).toMatch(/"route":"POST \/mcp","status":200/);
+  });
 
   it('is in the OpenAPI document', async () => {
     const doc = (await call(`${s.url}/v1/openapi.json`, 'GET')).body;
