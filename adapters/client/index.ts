@@ -223,18 +223,18 @@ export class Scour {
   scrape(body: ScrapeInput, o?: CallOptions): Promise<ScrapeOutput> {
     return this.request('POST', '/v1/scrape', body, o) as Promise<ScrapeOutput>;
   }
-  /** Synchronous without `callback_url`; with it, the accepted job (poll it with `waitForJob(job.status_url)`). */
-  bulkScrape(body: BulkScrapeInput & { callback_url: string }, o?: CallOptions): Promise<BulkScrapeAccepted>;
+  /** Synchronous without `callback_url`; with it (or with `async: true`, no webhook), the accepted job (poll it with `waitForJob(job.status_url)`). */
+  bulkScrape(body: BulkScrapeInput & ({ callback_url: string } | { async: true }), o?: CallOptions): Promise<BulkScrapeAccepted>;
   bulkScrape(body: BulkScrapeInput, o?: CallOptions): Promise<BulkScrapeOutput>;
   bulkScrape(body: BulkScrapeInput, o?: CallOptions): Promise<BulkScrapeOutput | BulkScrapeAccepted> {
     return this.request('POST', '/v1/scrape/bulk', body, o) as Promise<BulkScrapeOutput | BulkScrapeAccepted>;
   }
   /**
-   * Synchronous without `callback_url`: the report. With it, the accepted
-   * job: poll it with `waitForJob<ResearchJob>(job.status_url, { onProgress })`
+   * Synchronous without `callback_url`: the report. With it (or with
+   * `async: true`, no webhook), the accepted job: poll it with `waitForJob<ResearchJob>(job.status_url, { onProgress })`
    * (its `stage` and `progress` say where it is) or wait for the webhook.
    */
-  research(body: ResearchInput & { callback_url: string }, o?: CallOptions): Promise<ResearchJobAccepted>;
+  research(body: ResearchInput & ({ callback_url: string } | { async: true }), o?: CallOptions): Promise<ResearchJobAccepted>;
   research(body: ResearchInput, o?: CallOptions): Promise<ResearchOutput>;
   research(body: ResearchInput, o?: CallOptions): Promise<ResearchOutput | ResearchJobAccepted> {
     return this.request('POST', '/v1/research', body, o) as Promise<ResearchOutput | ResearchJobAccepted>;

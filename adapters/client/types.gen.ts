@@ -435,6 +435,10 @@ export interface BulkScrapeRequest {
    * Asynchronous mode: answer 202 with a job at once, and POST the results to this URL (signed, retried) when the job ends. It passes the same egress guard as a target.
    */
   callback_url?: string;
+  /**
+   * Extension: true answers 202 with a job at once, to poll at its status_url, with no webhook (callback_url implies it; false with callback_url is refused).
+   */
+  async?: boolean;
 }
 
 /** Answer 200 of POST /v1/scrape/bulk. */
@@ -782,6 +786,10 @@ export interface ResearchRequest {
    * Extension: answer 202 with a job and POST a signed research.completed webhook here when done.
    */
   callback_url?: string;
+  /**
+   * Extension: true answers 202 with a job at once, to poll at its status_url (stage and progress), with no webhook (callback_url implies it; false with callback_url is refused).
+   */
+  async?: boolean;
 }
 
 /** Answer 200 of POST /v1/research. */

@@ -42,12 +42,15 @@ export const bulkIn = same<C.BulkScrapeRequest, Asked<typeof BulkRequest>>({ ab:
 export const crawlIn = same<C.CrawlRequest, Asked<typeof CrawlRequest>>({ ab: (a) => a, ba: (b) => b });
 export const researchIn = same<C.ResearchRequest, Asked<typeof ResearchRequest>>({ ab: (a) => a, ba: (b) => b });
 
-// The overloads: a callback_url makes research and bulk scrape asynchronous.
+// The overloads: a callback_url (or async: true) makes research and bulk scrape asynchronous.
 declare const client: Scour;
 export const syncResearch: Promise<C.ResearchResponse> = client.research({ research_query: 'q' });
 export const asyncResearch: Promise<C.ResearchAccepted> = client.research({ research_query: 'q', callback_url: 'http://127.0.0.1/hook' });
 export const syncBulk: Promise<C.BulkScrapeResponse> = client.bulkScrape({ urls: ['http://127.0.0.1/'] });
 export const asyncBulk: Promise<C.BulkScrapeAccepted> = client.bulkScrape({ urls: ['http://127.0.0.1/'], callback_url: 'http://127.0.0.1/hook' });
+export const pollResearch: Promise<C.ResearchAccepted> = client.research({ research_query: 'q', async: true });
+export const pollBulk: Promise<C.BulkScrapeAccepted> = client.bulkScrape({ urls: ['http://127.0.0.1/'], async: true });
+export const syncBulkFalse: Promise<C.BulkScrapeResponse> = client.bulkScrape({ urls: ['http://127.0.0.1/'], async: false });
 
 // Tools: each typed by its own schema.
 export const uuid: Promise<C.UuidGeneratorToolResponse> = client.tools['uuid-generator']({ count: 2 });
