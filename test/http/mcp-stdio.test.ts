@@ -117,6 +117,22 @@ describe('scour mcp (stdio) against a real server', () => {
     expect((e as McpError).code).toBe(-32602);
   }, 30_000);
 
+  it('a cancelled tool call (notifications/cancelled) stops: the API request is interrupted, nothing charged or left in flight', async () => {
+    const before = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    const e = await mcp.client.callTool({ name: 'scrape', arguments: { url: `${site.url}/slow?ms=4000` } }, undefined, { signal: AbortSignal.timeout(500) })
+      .then(() => undefined, (x: unknown) => x);
+    expect(e).toBeDefined();
+    // The slow page answers after 4 s: an API request still in flight after 3 s was not interrupted.
+    const deadline = Date.now() + 3_000;
+    while (s.scour.app.activeRequests > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(s.scour.app.activeRequests).toBe(0);
+    const after = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    expect(after.credits_used).toBe(before.credits_used);
+    expect(after.credits_reserved).toBe(0);
+    // The process goes on serving.
+    expect((await tool(mcp.client, 'usage', {})).isError).toBeFalsy();
+  }, 30_000);
+
   it('only MCP on stdout (the client saw no unparseable line); notes on stderr', () => {
     expect(mcp.errors).toEqual([]);
     expect(mcp.stderr()).toContain(`serving MCP on stdio for ${s.url}`);

@@ -14,6 +14,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ARGUMENTS } from '../../adapters/mcp/tools.js';
 import { researchCorpus } from '../fixtures/research-corpus.js';
@@ -249,6 +250,10 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toContain('application/json');
     expect(list.json.result.tools).toHaveLength(6);
+    // A msgpack body is decoded like any other route's; the answer is JSON.
+    const packed = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body: new Packr({ useRecords: false }).pack({ jsonrpc: '2.0', id: 5, method: 'ping' }) });
+    expect(packed.status).toBe(200);
+    expect(await packed.json()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
     // An unknown method: a JSON-RPC error in a 200.
     const unknown = await raw(s.url, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' }), auth);
     expect(unknown.status).toBe(200);
