@@ -120,6 +120,7 @@ function transportFailure(status: number, text: string): ApiFailure {
 
 type Sdk = {
   createMcpServer: typeof import('./server.js').createMcpServer;
+  connect: typeof import('./server.js').connect;
   Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 };
 let sdk: Promise<Sdk> | undefined;
@@ -127,7 +128,7 @@ let sdk: Promise<Sdk> | undefined;
 const loadSdk = (): Promise<Sdk> => (sdk ??= Promise.all([
   import('./server.js'),
   import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-]).then(([s, t]) => ({ createMcpServer: s.createMcpServer, Transport: t.WebStandardStreamableHTTPServerTransport })));
+]).then(([s, t]) => ({ createMcpServer: s.createMcpServer, connect: s.connect, Transport: t.WebStandardStreamableHTTPServerTransport })));
 
 export function createMcpOperation(options: McpOperationOptions = {}) {
   let app: HttpApp | undefined;
@@ -141,7 +142,7 @@ export function createMcpOperation(options: McpOperationOptions = {}) {
 
       const serve = async (ctx: RequestContext & { input: Record<string, unknown> }, signal: AbortSignal): Promise<string> => {
         if (app === undefined) throw new ServiceUnavailable({ message: 'The MCP endpoint is not ready yet', retryAfter: 1 });
-        const { createMcpServer, Transport } = await loadSdk();
+        const { createMcpServer, connect, Transport } = await loadSdk();
         const server = createMcpServer({
           version: host.settings.version,
           tools: toolList,
@@ -149,7 +150,7 @@ export function createMcpOperation(options: McpOperationOptions = {}) {
           signal, jobWaitMs, pollMs: options.pollMs,
         });
         const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        await server.connect(transport);
+        await connect(server, transport);
         const onAbort = () => { void server.close(); };
         signal.addEventListener('abort', onAbort, { once: true });
         try {

@@ -7,7 +7,10 @@
  * errors; everything the API answers is a tool result.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, isJSONRPCRequest, ListToolsRequestSchema, PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type Dispatcher, type ToolDefinition, UnknownTool } from './tools.js';
 
 export interface McpServerOptions {
@@ -40,3 +43,39 @@ export function createMcpServer(o: McpServerOptions): Server {
   });
   return server;
 }
+
+/** The requests this server answers, with the SDK's schemas of their params. */
+type ParamsSchema = { safeParse(v: unknown): { success: boolean; error?: { issues?: readonly { path?: readonly PropertyKey[]; message?: string }[] } } };
+/** A Map, not an object: a method named `__proto__` or `constructor` is just unknown. */
+const REQUESTS = new Map<string, ParamsSchema>([
+  ['initialize', InitializeRequestSchema], ['ping', PingRequestSchema], ['tools/list', ListToolsRequestSchema], ['tools/call', CallToolRequestSchema],
+]);
+
+/**
+ * Connect the server to its transport, and answer a known request whose
+ * params do not fit its schema with JSON-RPC -32602 (InvalidParams) naming
+ * the first problem. The SDK's Protocol parses a request against its
+ * handler's schema before the handler runs and answers a mismatch with
+ * -32603 (InternalError) and the validator's whole dump: a client's mistake
+ * reported as the server's fault.
+ */
+export async function connect(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) {
+      const check = REQUESTS.get(message.method)?.safeParse(message);
+      if (check !== undefined && !check.success) {
+        const issue = check.error?.issues?.[0];
+        const where = (issue?.path ?? []).map(String).join('.') || 'params';
+        void transport.send({
+          jsonrpc: '2.0', id: message.id,
+          error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${message.method}: ${where}: ${issue?.message ?? 'invalid'}`.slice(0, 500) },
+        });
+        return;
+      }
+    }
+    deliver?.(message, extra);
+  };
+}
+

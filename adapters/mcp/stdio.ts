@@ -12,7 +12,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Scour, ScourError } from '../client/index.js';
-import { createMcpServer } from './server.js';
+import { connect, createMcpServer } from './server.js';
 import { type ApiAnswer, DEFAULT_JOB_WAIT_MS, type Dispatcher, type ToolDefinition, toolDefinitions } from './tools.js';
 
 /** Tool calls over HTTP. No retries: a 429 or a 5xx is the tool's error, as on POST /mcp. */
@@ -67,7 +67,7 @@ export async function runMcpStdio(o: StdioOptions): Promise<void> {
     process.stdin.once('close', resolve);
     server.onclose = () => resolve();
   });
-  await server.connect(transport);
+  await connect(server, transport);
   log(`serving MCP on stdio for ${baseUrl}`);
   await ended;
   await server.close();

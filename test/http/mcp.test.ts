@@ -254,6 +254,13 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     const packed = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body: new Packr({ useRecords: false }).pack({ jsonrpc: '2.0', id: 5, method: 'ping' }) });
     expect(packed.status).toBe(200);
     expect(await packed.json()).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    // Params that do not fit the method: JSON-RPC -32602 naming the problem (the SDK alone would say -32603, internal error).
+    const params = await raw(s.url, JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'usage', arguments: [] } }), auth);
+    expect(params.status).toBe(200);
+    expect(params.json.error.code).toBe(-32602);
+    expect(params.json.error.message).toMatch(/^Invalid params for tools\/call: params\.arguments: /);
+    const proto = await raw(s.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: '__proto__' }), auth);
+    expect(proto.json.error.code).toBe(-32601);
     // An unknown method: a JSON-RPC error in a 200.
     const unknown = await raw(s.url, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' }), auth);
     expect(unknown.status).toBe(200);
