@@ -229,11 +229,11 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
   { name: 'scrape', title: 'Scrape a page', method: 'POST', path: '/v1/scrape', readOnly: true, render: renderScrape,
     note: 'The text result is the page as Markdown (markdown defaults to true here; it costs nothing); structuredContent is the whole API answer.' },
   { name: 'bulk_scrape', title: 'Scrape many pages', method: 'POST', path: '/v1/scrape/bulk', readOnly: true, render: renderBulk,
-    note: 'When the API answers with a job (202: callback_url given), the tool waits for it (up to its wait bound) and returns the job status with the results.' },
+    note: 'When the API answers with a job (202: async or callback_url), the tool waits for it (up to its wait bound) and returns the job status with the results.' },
   { name: 'crawl', title: 'Crawl a site into the index', method: 'POST', path: '/v1/crawl', readOnly: false, render: renderCrawl,
     note: 'The tool submits the crawl and waits for it to finish (up to its wait bound), then returns the job status; an unfinished crawl keeps running on the server.' },
   { name: 'research', title: 'Research a question', method: 'POST', path: '/v1/research', readOnly: true, render: renderResearch,
-    note: 'The text result is the report in Markdown with its citations. When the API answers with a job (202: callback_url given), the tool waits for it (up to its wait bound).' },
+    note: 'The text result is the report in Markdown with its citations. When the API answers with a job (202: async or callback_url), the tool waits for it (up to its wait bound).' },
   { name: 'usage', title: 'Credit usage', method: 'GET', path: '/v1/usage', readOnly: true, render: renderUsage },
 ];
 
