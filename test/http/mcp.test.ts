@@ -335,6 +335,10 @@ describe('MCP jobs and research: crawl, and bulk scrape and research with a call
     expect(job.structuredContent!.status).toBe('completed');
     expect(job.structuredContent!.results).toHaveLength(2);
     expect(text(job)).toContain('completed');
+    const polled = await tool(client, 'bulk_scrape', { urls, async: true });
+    expect(polled.isError, text(polled)).toBeFalsy();
+    expect(polled.structuredContent).toMatchObject({ status: 'completed', callback_url: null });
+    expect(polled.structuredContent!.results).toHaveLength(2);
   }, 60_000);
 
   it('research: the report as Markdown (summary, insights, citations), charged as the API charges; with callback_url (a job): waited for', async () => {
