@@ -250,7 +250,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   }
   const redisPrefix = str('SCOUR_REDIS_PREFIX') ?? DEFAULTS.redisPrefix;
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisPrefix)) issues.push(`SCOUR_REDIS_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . - (got ${JSON.stringify(redisPrefix)})`);
-  const publicUrl = str('SCOUR_PUBLIC_URL')?.replace(/\/+$/, '');
+  const publicUrl = str('SCOUR_PUBLIC_URL')?.replace(/(?<!\/)\/+$/, '');
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(publicUrl)) issues.push(`SCOUR_PUBLIC_URL must be an absolute http(s) URL without query (got ${JSON.stringify(publicUrl)})`);
   const webhookScheduleRaw = str('SCOUR_WEBHOOK_SCHEDULE');
   let webhookSchedule = DEFAULTS.webhookSchedule;
@@ -261,7 +261,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   }
   const jobs = oneOf('SCOUR_JOBS', ['auto', 'embedded', 'queue'] as const, DEFAULTS.jobs);
   if (jobs === 'queue' && redisUrl === undefined) issues.push('SCOUR_JOBS=queue needs REDIS_URL (the BullMQ queue lives in Redis)');
-  const llmBase = str('LLM_BASE_URL')?.replace(/\/+$/, '');
+  const llmBase = str('LLM_BASE_URL')?.replace(/(?<!\/)\/+$/, '');
   const llmModel = str('LLM_MODEL');
   if (llmBase !== undefined && !/^https?:\/\/[^/\s?#@]+(\/[^\s?#]*)?$/i.test(llmBase)) issues.push(`LLM_BASE_URL must be an absolute http(s) URL without credentials or query (got ${JSON.stringify(llmBase)})`);
   if (llmBase !== undefined && llmModel === undefined) issues.push('LLM_BASE_URL is set but LLM_MODEL is not');
@@ -269,7 +269,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     baseUrl: llmBase, model: llmModel, apiKey: str('LLM_API_KEY'),
     timeoutMs: int('LLM_TIMEOUT', 1, 600, 30) * 1000, maxTokens: int('LLM_MAX_TOKENS', 64, 131_072, 4096), jsonMode: bool('LLM_JSON_MODE', true),
   };
-  const searxngUrl = str('SEARXNG_URL')?.replace(/\/+$/, '');
+  const searxngUrl = str('SEARXNG_URL')?.replace(/(?<!\/)\/+$/, '');
   if (searxngUrl !== undefined && !/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(searxngUrl)) issues.push(`SEARXNG_URL must be an absolute http(s) URL without query (got ${JSON.stringify(searxngUrl)})`);
   const providersRaw = str('SCOUR_SEARCH_PROVIDERS');
   let searchProviders: string[] | undefined;

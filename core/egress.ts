@@ -254,13 +254,13 @@ const METADATA_HOSTNAMES = new Set([
 
 /** Names that designate a cloud metadata service (refused before any lookup). */
 export function isMetadataHostname(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/\.+$/, '');
+  const h = host.trim().toLowerCase().replace(/(?<!\.)\.+$/, '');
   return METADATA_HOSTNAMES.has(h);
 }
 
 /** Names that always mean this machine (RFC 6761). */
 export function isLocalhostName(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/\.+$/, '');
+  const h = host.trim().toLowerCase().replace(/(?<!\.)\.+$/, '');
   return h === 'localhost' || h.endsWith('.localhost');
 }
 

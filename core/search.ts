@@ -164,7 +164,10 @@ function siteHost(value: string): string | undefined {
   let v = value.trim().toLowerCase();
   const url = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/.exec(v);
   if (url) v = url[1]!;
-  v = v.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/^\*\./, '').replace(/\.$/, '').replace(/^www\./, '');
+  // From the first slash of the last line on (what /\/.*$/ removes, in one pass).
+  const slash = v.indexOf('/', v.lastIndexOf('\n') + 1);
+  if (slash !== -1) v = v.slice(0, slash);
+  v = v.replace(/:\d+$/, '').replace(/^\*\./, '').replace(/\.$/, '').replace(/^www\./, '');
   return DOMAIN.test(v) && v.includes('.') ? v : undefined;
 }
 

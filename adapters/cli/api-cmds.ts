@@ -167,7 +167,7 @@ function baseUrlOf(raw: string, from: string): string {
     throw new UsageError(`${from} ${JSON.stringify(raw)} is not a URL (e.g. http://localhost:8080)`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${from} must be an http or https URL`);
-  return u.toString().replace(/\/+$/, '');
+  return u.toString().replace(/(?<!\/)\/+$/, '');
 }
 
 /** The command line's options: parseArgs with its errors as usage errors (exit 2). */

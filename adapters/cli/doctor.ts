@@ -59,7 +59,7 @@ async function bounded<T>(ms: number, what: string, work: Promise<T>): Promise<T
   }
 }
 
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim().replace(/\.+$/, '');
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim().replace(/(?<!\.)\.+$/, '');
 
 export function checkNode(version = process.versions.node): Check {
   const major = Number(version.split('.')[0]);

@@ -203,7 +203,7 @@ export class Scour {
   readonly #maxDelayMs: number;
 
   constructor(options: ScourOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/+$/, '');
+    this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/(?<!\/)\/+$/, '');
     this.format = options.format ?? 'json';
     this.retries = Math.max(0, Math.floor(options.retries ?? 3));
     this.timeout = options.timeout ?? 60_000;

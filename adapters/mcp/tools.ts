@@ -82,9 +82,15 @@ const oneLine = (s: string, max = 300) => {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 /** The <title> of an HTML page, for a scrape's heading when meta_data was not asked for. */
 function htmlTitle(html: string): string | undefined {
-  const m = /<title[^>]*>([\s\S]{0,2000}?)<\/title>/i.exec(html.slice(0, 200_000));
-  if (m === null) return undefined;
-  const t = oneLine(m[1]!.replace(/&(#?\w+);/g, (all, e: string) => ENTITIES[e.toLowerCase()] ?? all), 500);
+  // indexOf, not /<title[^>]*>([\s\S]{0,2000}?)<\/title>/: that pattern's [^>]* rescans the rest on each "<title" (quadratic).
+  const head = html.slice(0, 200_000);
+  const lower = head.toLowerCase();
+  const open = lower.indexOf('<title');
+  if (open === -1) return undefined;
+  const start = lower.indexOf('>', open);
+  const end = start === -1 ? -1 : lower.indexOf('</title>', start);
+  if (end === -1 || end - start - 1 > 2000) return undefined;
+  const t = oneLine(head.slice(start + 1, end).replace(/&(#?\w+);/g, (all, e: string) => ENTITIES[e.toLowerCase()] ?? all), 500);
   return t === '' ? undefined : t;
 }
 

@@ -132,14 +132,14 @@ function matcher(names: readonly string[], caseInsensitive: boolean, variants: s
 const REQUESTED_VARIANTS = "(?:['’]s|s['’]|s|es)?";
 const FOUND_VARIANTS = "(?:['’]s)?";
 
-const CORPORATE_SUFFIX = /,?\s+(?:Inc|Incorporated|Corp|Corporation|Ltd|Limited|LLC|L\.L\.C|PLC|plc|GmbH|AG|SA|S\.A|NV|N\.V|SE|Co)\.?$/u;
+const CORPORATE_SUFFIX = /(?<!\s),?\s+(?:Inc|Incorporated|Corp|Corporation|Ltd|Limited|LLC|L\.L\.C|PLC|plc|GmbH|AG|SA|S\.A|NV|N\.V|SE|Co)\.?$/u;
 
 /** A name as compromise returned it, cleaned: surrounding punctuation, possessive, leading "the" and a corporate suffix (Inc, Corp, Ltd, LLC, PLC, GmbH, AG, SA, NV, SE, Co) removed. */
 export function normaliseName(raw: string): string {
   let s = raw.replace(/\s+/gu, ' ').trim();
-  s = s.replace(/^[^\p{L}\p{N}]+/u, '').replace(/[^\p{L}\p{N}]+$/u, '');
+  s = s.replace(/^[^\p{L}\p{N}]+/u, '').replace(/(?<![^\p{L}\p{N}])[^\p{L}\p{N}]+$/u, '');
   s = s.replace(/['’]s$/u, '').replace(/^the\s+/iu, '');
-  s = s.replace(CORPORATE_SUFFIX, '').replace(/[^\p{L}\p{N}]+$/u, '');
+  s = s.replace(CORPORATE_SUFFIX, '').replace(/(?<![^\p{L}\p{N}])[^\p{L}\p{N}]+$/u, '');
   if (/^(?:\p{Lu}\.)+\p{Lu}$/u.test(s)) s += '.';
   return s.trim();
 }

@@ -22,6 +22,7 @@
  */
 import type { ExporterPlugin, ResearchReport } from '../../core/research.js';
 import { clean, inline } from './model.js';
+import { splitTrimmed } from '../../core/text.js';
 
 const TEX: Record<string, string> = {
   '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '%': '\\%', '#': '\\#', _: '\\_', '^': '\\^{}', '~': '\\~{}',
@@ -43,7 +44,7 @@ export function splitAuthors(author: string): string[] {
   if (a === '') return [];
   let parts = a.split(/\s*;\s*|\s+and\s+/).filter((p) => p !== '');
   if (parts.length === 1) {
-    const byComma = a.split(/\s*,\s*/).filter((p) => p !== '');
+    const byComma = splitTrimmed(a, /,/).filter((p) => p !== '');
     // "Doe, Jane" is one name (Last, First); "Jane Doe, John Roe" is two;
     // "Doe, Jane, Roe, John" is two in Last, First pairs.
     if (byComma.length > 1 && byComma.every((p) => /\S\s+\S/.test(p))) parts = byComma;

@@ -189,7 +189,7 @@ export function buildReferences(report: ResearchReport): { readonly refs: readon
   for (const c of asArray(report.citations)) {
     if (!isRecord(c)) continue;
     const id = str(c.source_id) ?? `citation_${refs.length + 1}`;
-    const lines = clean(c.text).split(/\r\n|\r|\n/).map((l) => l.replace(/\s+$/, '')).filter((l) => l.trim() !== '');
+    const lines = clean(c.text).split(/\r\n|\r|\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
     add(id, str(c.url) ?? sources.get(id)?.url ?? null, lines.length > 0 ? lines : [inline(id)]);
   }
   for (const s of sources.values()) if (s.used && !bySource.has(s.id)) fallback(s.id);

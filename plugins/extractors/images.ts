@@ -51,7 +51,7 @@ export function parseSrcset(value: string, base: string): SrcsetCandidate[] {
     let descriptor: string | null = null;
     if (url.endsWith(',')) {
       // "a.jpg,b.jpg 2x": a URL ending in commas has no descriptor.
-      url = url.replace(/,+$/, '');
+      url = url.replace(/(?<!,),+$/, '');
       i = j;
     } else {
       let k = j;
@@ -110,7 +110,7 @@ export function isPlaceholder(src: string | undefined, el?: Element): boolean {
 /** "300", "300px", " 300 " -> 300; anything else -> null. */
 export function dimension(v: string | undefined): number | null {
   if (v === undefined) return null;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:px)?\s*$/i.exec(v);
+  const m = /^(\d+(?:\.\d+)?)\s*(?:px)?$/i.exec(v.trim());
   if (m === null) return null;
   const n = Number(m[1]);
   return Number.isFinite(n) ? n : null;

@@ -158,7 +158,7 @@ class MarkdownWriter {
 
   toString(): string {
     // Trailing blanks go, except the two spaces of a hard break.
-    return this.parts.join('').replace(/[ \t]+\n/g, (m) => (m === '  \n' ? m : '\n')).replace(/\n{3,}/g, '\n\n').trim();
+    return this.parts.join('').replace(/(?<![ \t])[ \t]+\n/g, (m) => (m === '  \n' ? m : '\n')).replace(/\n{3,}/g, '\n\n').trim();
   }
 }
 

@@ -47,7 +47,7 @@ function unwrap(raw: string): string {
   let s = raw.trim();
   s = s.replace(/^<!--/, '').replace(/-->$/, '').trim();
   s = s.replace(/^(?:\/\/\s*)?<!\[CDATA\[/, '').replace(/(?:\/\/\s*)?\]\]>$/, '').trim();
-  s = s.replace(/;+$/, '').trim();
+  s = s.replace(/(?<!;);+$/, '').trim();
   return s;
 }
 
@@ -294,7 +294,7 @@ function childContext(el: Element, ctx: RdfaContext): RdfaContext {
   let prefixes = ctx.prefixes;
   if (prefix !== undefined) {
     prefixes = { ...prefixes };
-    const re = /([\w.-]+):\s+(\S+)/g;
+    const re = /(?<![\w.-])([\w.-]+):\s+(\S+)/g;
     let m: RegExpExecArray | null;
     const p = prefix.length > 10_000 ? prefix.slice(0, 10_000) : prefix;
     while ((m = re.exec(p)) !== null) (prefixes as Record<string, string>)[m[1]!.toLowerCase()] = m[2]!;

@@ -114,7 +114,7 @@ export function chatCompletionsUrl(baseUrl: string): string {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`LLM base URL must be http or https (got ${u.protocol})`);
   if (u.username !== '' || u.password !== '') throw new Error('LLM base URL must not contain credentials (use the API key setting)');
   if (u.search !== '' || u.hash !== '') throw new Error('LLM base URL must not have a query or fragment');
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}/chat/completions`;
+  return `${u.origin}${u.pathname.replace(/(?<!\/)\/+$/, '')}/chat/completions`;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

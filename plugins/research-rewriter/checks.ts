@@ -254,7 +254,7 @@ function canonical(int: string, frac: string, shift: number): string {
   const point = int.length + shift;
   if (point > digits.length) digits += '0'.repeat(point - digits.length);
   const i = digits.slice(0, point).replace(/^0+/, '');
-  const f = digits.slice(point).replace(/0+$/, '');
+  const f = digits.slice(point).replace(/(?<!0)0+$/, '');
   return (i === '' ? '0' : i) + (f === '' ? '' : `.${f}`);
 }
 

@@ -249,8 +249,12 @@ export function checkPart(text: string, spec: PartSpec, used: ReadonlySet<number
 /** The model's reply as an object: JSON, optionally inside one ``` fence. */
 function parseContent(content: string): Record<string, unknown> {
   let t = content.trim().replace(/^\ufeff/, '');
-  const fence = /^```[a-zA-Z]*\s*\n([\s\S]*?)\n?```$/.exec(t);
-  if (fence !== null) t = fence[1]!.trim();
+  // One ``` fence with an optional language tag: what /^```[a-zA-Z]*\s*\n([\s\S]*?)\n?```$/ takes, in one pass.
+  if (t.length >= 7 && t.startsWith('```') && t.endsWith('```')) {
+    const open = /^```[a-zA-Z]*/.exec(t)![0].length;
+    const nl = t.indexOf('\n', open);
+    if (nl !== -1 && nl <= t.length - 3 && t.slice(open, nl).trim() === '') t = t.slice(nl + 1, t.length - 3).trim();
+  }
   let v: unknown;
   try {
     v = JSON.parse(t);

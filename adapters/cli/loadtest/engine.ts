@@ -117,7 +117,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const openRate = o.mode.kind === 'open' ? o.mode.rate : 0;
   const connections = o.mode.kind === 'closed' ? o.mode.connections : (o.poolConnections ?? Math.max(16, Math.min(1024, Math.ceil(openRate / 20))));
   const pool = new Pool(url.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs ?? 30_000, bodyTimeout: o.timeoutMs ?? 30_000 });
-  const prefix = url.pathname.replace(/\/+$/, '');
+  const prefix = url.pathname.replace(/(?<!\/)\/+$/, '');
   const overall = newHistogram();
   const tags = new Map<string, { h: Histogram; statuses: Map<string, number> }>();
   const statuses = new Map<string, number>();

@@ -89,7 +89,7 @@ function parse(argv: readonly string[], io: LoadtestIo): Args {
   const rate = num('--rate', 0.1, 1e6, false);
   const connections = num('--connections', 1, 10_000);
   if (rate !== undefined && connections !== undefined) throw new UsageError('give --rate (open loop) or --connections (closed loop), not both');
-  const url = String(flags.get('--url') ?? io.env.SCOUR_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const url = String(flags.get('--url') ?? io.env.SCOUR_URL ?? 'http://localhost:8080').replace(/(?<!\/)\/+$/, '');
   let parsed: URL;
   try {
     parsed = new URL(url);

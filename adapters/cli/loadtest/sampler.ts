@@ -37,7 +37,7 @@ export function startSampler(base: string, everyMs = 1000): Sampler {
   let pending: Promise<void> = Promise.resolve();
   const once = async () => {
     try {
-      const res = await request(`${base.replace(/\/+$/, '')}/metrics`, { headersTimeout: 5000, bodyTimeout: 5000 });
+      const res = await request(`${base.replace(/(?<!\/)\/+$/, '')}/metrics`, { headersTimeout: 5000, bodyTimeout: 5000 });
       const text = await res.body.text();
       const at = performance.now();
       const cpuTotal = metric(text, 'scour_process_cpu_seconds_total') ?? 0;

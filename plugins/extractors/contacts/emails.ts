@@ -277,14 +277,32 @@ function percentDecode(s: string): string {
 }
 
 /** The addresses of a mailto: URL: %-escapes decoded, ?subject=... dropped, several recipients split. */
+/**
+ * `"Name" <address>` or `Name <address>`: the name (without its quotes) and
+ * the address; null for anything else. What /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/
+ * matches, in one pass (that pattern backtracks cubically on a long part).
+ */
+function angledAddress(part: string): { name: string; email: string } | null {
+  const t = part.trim();
+  if (!t.endsWith('>')) return null;
+  const lt = t.indexOf('<');
+  if (lt === -1) return null;
+  const email = t.slice(lt + 1, -1);
+  if (email === '' || email.includes('>')) return null;
+  let name = t.slice(0, lt).trimEnd();
+  if (name.startsWith('"')) name = name.slice(1);
+  if (name.endsWith('"')) name = name.slice(0, -1);
+  return name.includes('"') ? null : { name, email };
+}
+
 export function mailtoAddresses(href: string): MailtoAddress[] {
   const m = /^\s*mailto:([^?#]*)/i.exec(href);
   if (m === null) return [];
   const out: MailtoAddress[] = [];
   for (const part of percentDecode(m[1]!).split(/[,;]/).slice(0, 20)) {
-    const angled = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(part);
-    const email = normalizeEmail(angled !== null ? angled[2]! : part.trim().replace(/^<|>$/g, ''));
-    if (email !== null) out.push({ email, displayName: angled !== null && angled[1]!.trim() !== '' ? angled[1]!.trim() : undefined });
+    const angled = angledAddress(part);
+    const email = normalizeEmail(angled !== null ? angled.email : part.trim().replace(/^<|>$/g, ''));
+    if (email !== null) out.push({ email, displayName: angled !== null && angled.name.trim() !== '' ? angled.name.trim() : undefined });
   }
   return out;
 }

@@ -57,7 +57,7 @@ const JA_DEPARTMENT = /[部課室係所社店局院会窓口センター課長�
 
 /** The name in `s` when it is shaped like a person's name, else null. */
 export function personName(s: string, opts: { labelled?: boolean } = {}): string | null {
-  let t = s.replace(/[\s\u3000]+/g, ' ').trim().replace(/^[\s,;:|•·–—-]+|[\s,;:|•·–—-]+$/g, '');
+  let t = s.replace(/[\s\u3000]+/g, ' ').trim().replace(/^[\s,;:|•·–—-]+|(?<![\s,;:|•·–—-])[\s,;:|•·–—-]+$/g, '');
   if (t.length < 2 || t.length > 60 || /[\d@/\\<>{}[\]=+_#%&*!?"]/.test(t)) return null;
   // Japanese: family and given name.
   if (/^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}ー ]+$/u.test(t)) {
@@ -115,7 +115,7 @@ const TITLE_JA = /代表取締役|取締役|社長|部長|課長|係長|室長|�
 
 /** The line as a job title when it reads like one (a title keyword, short, no contact data). */
 export function isJobTitle(line: string): string | null {
-  const t = line.replace(/\s+/g, ' ').trim().replace(/^[\s,;:|•·–—-]+|[\s,;:|•·–—-]+$/g, '');
+  const t = line.replace(/\s+/g, ' ').trim().replace(/^[\s,;:|•·–—-]+|(?<![\s,;:|•·–—-])[\s,;:|•·–—-]+$/g, '');
   if (t.length < 2 || t.length > 70 || t.includes('@') || (t.match(/\d/g) ?? []).length > 2) return null;
   if (!TITLE_LATIN.test(t) && !TITLE_JA.test(t)) return null;
   if (COMPANY_RE.test(t)) return null;
@@ -131,11 +131,11 @@ export function isCompany(line: string): string | null {
   let t = line
     .replace(/\s+/g, ' ')
     .replace(/(?:copyright|©|\(c\))\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?)?/gi, ' ')
-    .replace(/[\s,]+all rights reserved\.?/i, '')
+    .replace(/(?<![\s,])[\s,]+all rights reserved\.?/i, '')
     .trim();
   const labelled = COMPANY_LABEL.exec(t);
   if (labelled !== null) t = t.slice(labelled[0].length);
-  t = t.replace(/^[\s,;:|•·–—-]+|[\s,;:|–—-]+$/g, '');
+  t = t.replace(/^[\s,;:|•·–—-]+|(?<![\s,;:|–—-])[\s,;:|–—-]+$/g, '');
   if (t.length < 2 || t.length > 80 || t.includes('@') || (t.match(/\d/g) ?? []).length > 4) return null;
   if (labelled !== null) return t;
   if (!COMPANY_RE.test(t)) return null;
@@ -159,8 +159,17 @@ const PART_SEPARATORS = /\s*(?:[,;|•·–—\t(<>)（）、，；｜・]|\s-\s
 const TRAILING_FIELD_LABEL =
   /(?:^|[\s,;|•·–—(-])(?:e-?mail|mail|courriel|correo(?:\selectrónico)?|メール|tel\.?|phone|telefon|téléphone|teléfono|mobile?|fax|write\sto|schreiben\ssie|écrire\sà|escríbenos\sa|at|or|oder|ou|o|unter|à|a)\s?[:：.]?\s*$/iu;
 
-function splitParts(s: string): string[] {
-  return s.split(PART_SEPARATORS).map((p) => p.trim()).filter((p) => p !== '');
+const PART_SCAN = 400;
+
+/**
+ * The parts of a line, from at most PART_SCAN characters of it: its start
+ * (the parts read are the first few), or with `fromEnd` its end (the parts
+ * just before an address). The separators' white space backtracks
+ * quadratically on a long run, so the scan is bounded (test/security/redos.test.ts).
+ */
+function splitParts(s: string, fromEnd = false): string[] {
+  const scanned = s.length <= PART_SCAN ? s : fromEnd ? s.slice(-PART_SCAN) : s.slice(0, PART_SCAN);
+  return scanned.split(PART_SEPARATORS).map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** The name (and what follows it) in a label pattern on the line, if any. */
@@ -171,7 +180,7 @@ function fromLabel(line: string, guess: PersonGuess): boolean {
     const rest = line.slice(m.index + m[0].length);
     const parts = splitParts(rest);
     if (parts.length === 0) continue;
-    const name = personName(parts[0]!, { labelled: true }) ?? personName(parts[0]!.split(/\s+(?=\S+@)/)[0]!, { labelled: true });
+    const name = personName(parts[0]!, { labelled: true }) ?? personName(parts[0]!.split(/(?<!\s)\s+(?=\S+@)/)[0]!, { labelled: true });
     if (name === null) continue;
     guess.name ??= name;
     const label = m[1]!.trim();
@@ -219,13 +228,13 @@ export function guessPerson(lines: readonly string[], at: number, col: number, s
   // The same line, before the address.
   let prefix = line.slice(0, Math.max(0, col));
   for (let i = 0; i < 3; i++) {
-    const stripped = prefix.replace(TRAILING_FIELD_LABEL, '').replace(/[\s,;:|•·–—(<-]+$/, '');
+    const stripped = prefix.replace(TRAILING_FIELD_LABEL, '').replace(/(?<![\s,;:|•·–—(<-])[\s,;:|•·–—(<-]+$/, '');
     if (stripped === prefix) break;
     prefix = stripped;
   }
   if (fromLabel(line.slice(0, Math.max(0, col)), guess)) return withCompanyAround(lines, at, sameLine, guess);
   if (prefix !== '') {
-    const parts = splitParts(prefix);
+    const parts = splitParts(prefix, true);
     // The nearest name-shaped part before the address ("Sales: Dana Reyes - dana@..."; "Dana Reyes, Head of PR, dana@...").
     for (let i = parts.length - 1; i >= 0 && i >= parts.length - 3; i--) {
       const name = trailingName(parts[i]!.replace(/^.*[:：]\s*/, ''));

@@ -9,6 +9,7 @@
  */
 
 import { TextDecoder } from 'node:util';
+import { stripHtmlComments } from '../../../core/text.js';
 
 const PRESCAN_BYTES = 4096;
 
@@ -31,9 +32,8 @@ function bomEncoding(bytes: Uint8Array): string | undefined {
 /** A charset declared by <meta charset> or <meta http-equiv="content-type" content="...; charset=..."> near the top. */
 export function charsetFromMeta(bytes: Uint8Array): string | undefined {
   // Latin-1 keeps one character per byte, so ASCII markup is readable whatever the real encoding.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, PRESCAN_BYTES)).toString('latin1')
-    .replace(/<!--[\s\S]*?-->/g, '');
-  const metaTag = /<meta\b([^>]*)>/gi;
+  const head = stripHtmlComments(Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, PRESCAN_BYTES)).toString('latin1'));
+  const metaTag = /<meta\b([^<>]*)>/gi;
   const attr = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
   for (let m = metaTag.exec(head); m; m = metaTag.exec(head)) {
     const attrs = new Map<string, string>();

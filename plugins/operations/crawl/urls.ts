@@ -90,7 +90,7 @@ export function pathPattern(url: string): string {
   const u = new URL(url);
   const segs = segmentsOf(u).map((s) => {
     if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s)) return '{id}';
-    if (/^(?=.*\d)[0-9a-f]{12,}$/i.test(s)) return '{id}';
+    if (/^[0-9a-f]{12,}$/i.test(s) && /\d/.test(s)) return '{id}';
     return s.replace(/\d+/g, '{n}');
   });
   const keys = [...new Set([...u.searchParams.keys()])].sort();

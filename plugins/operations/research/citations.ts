@@ -292,7 +292,7 @@ function formatCsl(item: CslItem, format: Exclude<CitationFormat, 'bibtex' | 'ri
   const cased = item.title === hostOf(item.URL) ? { ...item, title: `<span class="nocase">${item.title}</span>` } : item;
   const out = new citationJs.Cite([cased]).format('bibliography', { format: 'text', template: CSL_TEMPLATES[format], lang: 'en-US' });
   if (typeof out !== 'string') throw new Error('citation-js returned no text');
-  const text = out.replace(/\s*\n\s*/g, ' ').trim();
+  const text = out.replace(/(?<!\s)\s*\n\s*/g, ' ').trim();
   if (text === '') throw new Error('citation-js returned an empty entry');
   return numbered(format, text, position);
 }

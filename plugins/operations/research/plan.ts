@@ -63,7 +63,7 @@ export function plainQuery(text: string): string {
 /** The words of a text that carry its subject, in order, lower case. */
 export function keyWords(text: string): string[] {
   const words = plainQuery(text).toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’.+-]*/gu) ?? [];
-  return words.map((w) => w.replace(/['’.]+$/, '')).filter((w) => w.length > 1 && !QUESTION_WORDS.has(w));
+  return words.map((w) => w.replace(/(?<!['’.])['’.]+$/, '')).filter((w) => w.length > 1 && !QUESTION_WORDS.has(w));
 }
 
 let regionNames: Map<string, string> | undefined;

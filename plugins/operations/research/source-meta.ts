@@ -43,6 +43,7 @@
  */
 import { decodeHTML } from 'entities';
 import type { SourceMeta } from '../../../core/research.js';
+import { stripHtmlComments } from '../../../core/text.js';
 
 export interface SourceMetaInput {
   readonly url: string;
@@ -95,7 +96,7 @@ export function cleanText(v: unknown, max = MAX_FIELD): string {
   if (s.length > 20_000) s = s.slice(0, 20_000);
   if (s.includes('&')) s = decodeHTML(s);
   // Tags (and a tag cut off at the end); a lone '<' of prose ("a < b") stays.
-  s = s.replace(/<\/?[a-zA-Z][^<>]*>?/g, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
+  s = stripHtmlComments(s.replace(/<\/?[a-zA-Z][^<>]*>?/g, ' '), ' ');
   s = s.replace(CONTROL, '').replace(/[\s\u00a0]+/g, ' ').trim();
   // Lone surrogates (from a cut or a broken page) would break JSON consumers.
   s = s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');
@@ -191,13 +192,13 @@ export function normaliseDoi(value: unknown): string | null {
       return null;
     }
   }
-  s = s.replace(/[.,;:]+$/, '');
+  s = s.replace(/(?<![.,;:])[.,;:]+$/, '');
   // An unbalanced closing bracket is the prose around the DOI, not the DOI.
   while (/[)\]}]$/.test(s)) {
     const close = s[s.length - 1]!;
     const open = close === ')' ? '(' : close === ']' ? '[' : '{';
     if (s.split(open).length >= s.split(close).length) break;
-    s = s.slice(0, -1).replace(/[.,;:]+$/, '');
+    s = s.slice(0, -1).replace(/(?<![.,;:])[.,;:]+$/, '');
   }
   if (s.length > 200 || !DOI_RE.test(s) || /["'<>\\\u0000-\u001f\u007f]/.test(s)) return null;
   return s;
@@ -230,7 +231,7 @@ export function splitAuthors(s: string): string[] {
   const t = s.trim();
   if (t === '') return [];
   if (t.includes(';')) return t.split(';').map((x) => x.trim()).filter((x) => x !== '');
-  const and = t.split(/\s+(?:and|&)\s+/i);
+  const and = t.split(/(?<!\s)\s+(?:and|&)\s+/i);
   const pieces = and.flatMap((p) => {
     const commas = p.split(',').map((x) => x.trim()).filter((x) => x !== '');
     // "A Smith, B Jones" (every part a full name) splits; "Smith, John" and "Acme, Inc." do not.

@@ -27,7 +27,7 @@ export function normaliseUrl(url: string): string | undefined {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
   const host = u.hostname.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
   const port = u.port === '' || u.port === '80' || u.port === '443' ? '' : `:${u.port}`;
-  let path = u.pathname.replace(/\/+$/, '');
+  let path = u.pathname.replace(/(?<!\/)\/+$/, '');
   if (/\/index\.(html?|php)$/i.test(path)) path = path.replace(/\/index\.(html?|php)$/i, '');
   const params = [...u.searchParams.entries()].filter(([k]) => !TRACKING.test(k)).sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   const query = params.length === 0 ? '' : `?${new URLSearchParams(params).toString()}`;

@@ -60,6 +60,7 @@ import {
   type SearchFilters,
 } from '../../../core/search.js';
 import { defineSearchProvider, type SearchProviderPlugin } from '../../sdk/search.js';
+import { stripHtmlComments } from '../../../core/text.js';
 
 export const DEFAULT_PAGE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_PAGES = 5;
@@ -144,11 +145,11 @@ export function planFilters(filters: SearchFilters): SearxngPlan {
 
 /** Tags a highlighter wraps words in: dropped without a space. Others become a space. */
 const INLINE_TAG = /<\/?(?:b|i|em|strong|mark|span|u|small|sub|sup|a|abbr|code|font)\b[^<>]*>/gi;
-const ANY_TAG = /<!--[\s\S]*?-->|<\/?[a-zA-Z][^<>]*>/g;
+const ANY_TAG = /<\/?[a-zA-Z][^<>]*>/g;
 
 /** Plain text from a SearXNG text field: tags and entities gone, whitespace collapsed. */
 export function plainText(value: string): string {
-  return decodeHTML(value.replace(INLINE_TAG, '').replace(ANY_TAG, ' '))
+  return decodeHTML(stripHtmlComments(value.replace(INLINE_TAG, ''), ' ').replace(ANY_TAG, ' '))
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
     .replace(/\s+/gu, ' ')
     .trim();
@@ -161,7 +162,7 @@ export function cutAtWord(text: string, max = SNIPPET_MAX_CHARS): string {
   const space = cut.lastIndexOf(' ');
   if (space >= max / 2) cut = cut.slice(0, space);
   else if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut.replace(/[\s,;:.!?\-\u2013\u2014]+$/u, '')}\u2026`;
+  return `${cut.replace(/(?<![\s,;:.!?\-\u2013\u2014])[\s,;:.!?\-\u2013\u2014]+$/u, '')}\u2026`;
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -239,7 +240,7 @@ export function toProviderResult(raw: unknown): ProviderResult | undefined {
 function dedupeKey(url: string): string {
   const u = new URL(url);
   const port = u.port === '' || u.port === '80' || u.port === '443' ? '' : `:${u.port}`;
-  return `${u.hostname.toLowerCase().replace(/^www\./, '')}${port}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  return `${u.hostname.toLowerCase().replace(/^www\./, '')}${port}${u.pathname.replace(/(?<!\/)\/+$/, '')}${u.search}`;
 }
 
 /** `[[engine, reason], ...]`, tolerating other shapes. */
@@ -279,7 +280,7 @@ function parseBaseUrl(raw: string): Instance {
     u.username = '';
     u.password = '';
   }
-  const path = u.pathname.replace(/\/+$/, '').replace(/\/search$/, '');
+  const path = u.pathname.replace(/(?<!\/)\/+$/, '').replace(/\/search$/, '');
   return { base: `${u.origin}${path}`, authorization };
 }
 
