@@ -364,6 +364,7 @@ describe("the README's curl examples against a live server", () => {
     'Bulk scrape › POST /v1/scrape/bulk': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`]],
     'Bulk scrape › POST /v1/scrape/bulk #2': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`], ['https://hooks.example.org/scour', bulkHooks.url]],
     'Custom extractors › POST /v1/scrape': [['https://shop.example/product/42', `${siteUrl}/product/42`]],
+    'MCP › POST /mcp': [['https://example.com/article', `${siteUrl}/article`]],
   });
 
   /** Work an example needs done before it runs (a job it reads must have ended). */
