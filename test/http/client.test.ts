@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scour, ScourError, verifyWebhook } from '../../adapters/client/index.js';
 import { signPayload } from '../../adapters/webhooks/sign.js';
 import { call } from '../support/http.js';
-import { startScour, type Running } from '../support/server.js';
+import { CONFIGS, startScourIn, type Running } from '../support/server.js';
 
 const ADMIN = 'client-test-admin-token-0123456789';
 
@@ -38,13 +38,13 @@ function countingFetch() {
   return { calls, fetch: f };
 }
 
-describe('scour/client against the real server', () => {
+describe.each(CONFIGS)('scour/client against the real server (%s)', (config) => {
   let s: Running;
   let key: string;
   let broke: string;
 
   beforeAll(async () => {
-    s = await startScour('uws', { adminToken: ADMIN, searchProviders: ['local'] });
+    s = await startScourIn(config, 'uws', { adminToken: ADMIN, searchProviders: ['local'] });
     key = await account(s.url, 100);
     broke = await account(s.url, 0);
     const put = await call(`${s.url}/admin/v1/index/documents`, 'POST', {
