@@ -483,8 +483,9 @@ describe('browser egress', () => {
       expect(JSON.stringify(f.fields)).toMatch(/127\.0\.0\.2/);
       expect(forbidden.hits.size).toBe(0);
 
-      // A script sending the page there after load is caught too.
-      const js = await failure(guarded.fetch(request(`${target.origin}/js-redirect?to=${encodeURIComponent(`${forbidden.origin}/landing`)}`)));
+      // A script sending the page there after load (50 ms after it) is caught too, when the render is still
+      // watching: wait_time keeps it 1 s (without it the answer may be the first page, delivered before the script ran).
+      const js = await failure(guarded.fetch(request(`${target.origin}/js-redirect?to=${encodeURIComponent(`${forbidden.origin}/landing`)}`, { waitTimeMs: 1000 })));
       expect(js.code).toBe('TARGET_NOT_ALLOWED');
       expect(forbidden.hits.size).toBe(0);
       expect(guarded.stats().openPages).toBe(0);

@@ -374,7 +374,7 @@ describe.each(CASES)('GET /playground (%s, %s)', (config, adapter) => {
       expect(consoleErrors).toEqual([]);
     });
 
-    it.runIf(config === 'embedded' && adapter === 'uws')('shows the screenshot of a rendered scrape', async () => {
+    if (config === 'embedded' && adapter === 'uws') it('shows the screenshot of a rendered scrape', async () => {
       await page.selectOption('#operation', { label: 'POST /v1/scrape' });
       await page.fill('#f-body-url', `${site.url}/html/simple`);
       await page.selectOption('#f-body-render_js', { label: 'true' });
@@ -388,7 +388,7 @@ describe.each(CASES)('GET /playground (%s, %s)', (config, adapter) => {
       expect(consoleErrors).toEqual([]);
     }, 60_000);
 
-    it.runIf(config === 'embedded')('renders a research report with its citations, markup in it kept as text', async () => {
+    if (config === 'embedded') it('renders a research report with its citations, markup in it kept as text', async () => {
       await page.route('**/v1/research', (route) => route.fulfill({
         status: 200,
         headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req_canned', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99' },
