@@ -80,6 +80,26 @@ export interface RateLimiter {
   acquire(key: string, token: string, max: number, leaseMs: number, now: number): Effect.Effect<SlotDecision, ServiceUnavailable>;
   /** Give a slot back. Releasing twice or after the lease is harmless. */
   release(key: string, token: string): Effect.Effect<void>;
+  /**
+   * `hit`, then (only when the windows admit it and `slot.max` > 0)
+   * `acquire`, as one step: the shared adapter makes it one round trip. A
+   * hit counted by the windows stays counted when the slot is refused, as
+   * with the two calls. `slot` undefined or max <= 0: no slot is taken.
+   */
+  admit(key: string, rules: readonly RateRule[], slot: SlotRequest | undefined, now: number): Effect.Effect<Admission, ServiceUnavailable>;
+}
+
+/** The concurrency slot `admit` asks for along with the hit. */
+export interface SlotRequest {
+  readonly token: string;
+  readonly max: number;
+  readonly leaseMs: number;
+}
+
+export interface Admission {
+  readonly decision: RateDecision;
+  /** Undefined when no slot was asked for, or the windows refused. */
+  readonly slot: SlotDecision | undefined;
 }
 
 /** A new account, as the store receives it (ids and the first period are chosen by the caller). */

@@ -88,7 +88,11 @@ export function quotaStage(d: AccountStageDeps, operation: string): QuotaStage {
     const { id, plan } = ctx.account;
     const limits = d.plans.limits(plan, operation);
     const now = ctx.receivedAt;
-    return chain(d.limiter.hit(`acct:${id}:${operation}`, limits.windows, now), (r): Effect.Effect<Admitted, RateLimited | ServiceUnavailable> => {
+    const key = `acct:${id}:${operation}`;
+    const token = ctx.requestId;
+    // The windows and the concurrency slot in one limiter call (one round trip in the shared adapter).
+    const slot = limits.concurrency > 0 ? { token, max: limits.concurrency, leaseMs: d.slotLeaseMs } : undefined;
+    return chain(d.limiter.admit(key, limits.windows, slot, now), ({ decision: r, slot: s }): Effect.Effect<Admitted, RateLimited> => {
       if (!r.allowed) {
         writeRateHeaders(ctx, r);
         return Effect.fail(new RateLimited({
@@ -96,33 +100,22 @@ export function quotaStage(d: AccountStageDeps, operation: string): QuotaStage {
           retryAfter: r.retryAfter, limit: r.limit, remaining: 0, reset: r.reset, upgradeUrl: d.upgradeUrl,
         }));
       }
-      if (limits.concurrency <= 0) {
+      if (s === undefined) {
         writeRateHeaders(ctx, r);
         return Effect.succeed({ rateLimit: r });
       }
-      const slotKey = `acct:${id}:${operation}`;
-      const token = ctx.requestId;
-      // The headers wait for the slot: a refusal by concurrency must describe the cap, not the window (one set of headers per answer).
-      const acquire = d.limiter.acquire(slotKey, token, limits.concurrency, d.slotLeaseMs, now);
-      const slot = Exit.isExit(acquire) && Exit.isSuccess(acquire)
-        ? acquire
-        : Effect.catch(acquire, (e) => {
-          writeRateHeaders(ctx, r);
-          return Effect.fail(e);
-        });
-      return chain(slot, (s) => {
-        if (!s.acquired) {
-          const refused = concurrencyDecision(s.max, now);
-          writeRateHeaders(ctx, refused);
-          return Effect.fail(new RateLimited({
-            message: `Concurrency limit exceeded: the ${d.plans.name(plan)} plan allows ${s.max} ${operation} requests in flight at once. Retry when one finishes.`,
-            retryAfter: refused.retryAfter, limit: refused.limit, remaining: refused.remaining, reset: refused.reset, upgradeUrl: d.upgradeUrl,
-          }));
-        }
-        writeRateHeaders(ctx, r);
-        addFinalizer(ctx, () => d.limiter.release(slotKey, token));
-        return Effect.succeed({ rateLimit: r });
-      });
+      // A refusal by concurrency describes the cap, not the window (one set of headers per answer).
+      if (!s.acquired) {
+        const refused = concurrencyDecision(s.max, now);
+        writeRateHeaders(ctx, refused);
+        return Effect.fail(new RateLimited({
+          message: `Concurrency limit exceeded: the ${d.plans.name(plan)} plan allows ${s.max} ${operation} requests in flight at once. Retry when one finishes.`,
+          retryAfter: refused.retryAfter, limit: refused.limit, remaining: refused.remaining, reset: refused.reset, upgradeUrl: d.upgradeUrl,
+        }));
+      }
+      writeRateHeaders(ctx, r);
+      addFinalizer(ctx, () => d.limiter.release(key, token));
+      return Effect.succeed({ rateLimit: r });
     });
   });
 }

@@ -177,6 +177,32 @@ describe.each(Object.keys(subjects))('%s rate limiter', (name) => {
     await release('unlimited', 't0');
   });
 
+  it('admit: the windows and the slot in one call; a window refusal takes no slot; a slot refusal keeps the hit counted', async () => {
+    const admit = (token: string, now: number, max = 1) =>
+      Effect.runPromise(s.limiter.admit('admit', [{ limit: 3, windowSeconds: 60 }, { limit: 10, windowSeconds: 3600 }], { token, max, leaseMs: 1000 }, now));
+    expect(await admit('a', BASE)).toEqual({
+      decision: { allowed: true, limit: 3, remaining: 2, reset: (BASE + 60_000) / 1000, windowSeconds: 60, retryAfter: 0 },
+      slot: { acquired: true, active: 1, max: 1 },
+    });
+    // The slot is taken: refused, but the hit counted (as hit then acquire would).
+    expect(await admit('b', BASE + 10)).toMatchObject({ decision: { allowed: true, remaining: 1 }, slot: { acquired: false, active: 1, max: 1 } });
+    await Effect.runPromise(s.limiter.release('admit', 'a'));
+    expect(await admit('c', BASE + 20)).toMatchObject({ decision: { allowed: true, remaining: 0 }, slot: { acquired: true, active: 1 } });
+    // The windows refuse: no slot is asked for, none reported.
+    expect(await admit('d', BASE + 30, 5)).toEqual({
+      decision: { allowed: false, limit: 3, remaining: 0, reset: (BASE + 60_000) / 1000, windowSeconds: 60, retryAfter: 60 },
+      slot: undefined,
+    });
+    // It shares state with hit and acquire under the same key.
+    expect(await acquire('admit', 'e', 1, 1000, BASE + 40)).toMatchObject({ acquired: false, active: 1 });
+    // No slot asked for (undefined or max 0): the windows alone; no slot state for an unlimited key.
+    expect(await Effect.runPromise(s.limiter.admit('admit-free', [{ limit: 1, windowSeconds: 60 }], undefined, BASE))).toMatchObject({ decision: { allowed: true, remaining: 0 }, slot: undefined });
+    expect(await Effect.runPromise(s.limiter.admit('admit-free', [], { token: 'x', max: 0, leaseMs: 1000 }, BASE))).toMatchObject({ decision: { allowed: true }, slot: undefined });
+    expect(await s.hasSlotState('admit-free')).toBe(false);
+    // Slot only (no windows).
+    expect(await Effect.runPromise(s.limiter.admit('admit-slot', [], { token: 'x', max: 1, leaseMs: 1000 }, BASE))).toMatchObject({ decision: { allowed: true }, slot: { acquired: true, active: 1 } });
+  });
+
   it('an empty rule list limits nothing', async () => {
     expect(await hit('none', [], BASE)).toMatchObject({ allowed: true, retryAfter: 0 });
   });

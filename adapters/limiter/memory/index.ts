@@ -5,7 +5,7 @@
  * (same semantics, see `bindingDecision`, which both use).
  */
 import { Effect } from 'effect';
-import type { Clock, Disposable, RateDecision, RateLimiter, RateRule, SlotDecision } from '../../../core/ports.js';
+import type { Admission, Clock, Disposable, RateDecision, RateLimiter, RateRule, SlotDecision, SlotRequest } from '../../../core/ports.js';
 
 interface Window { windowMs: number; start: number; count: number }
 
@@ -111,6 +111,12 @@ export class MemoryRateLimiter implements RateLimiter, Disposable {
 
   acquire(key: string, token: string, max: number, leaseMs: number, now: number): Effect.Effect<SlotDecision> {
     return Effect.succeed(this.acquireSync(key, token, max, leaseMs, now));
+  }
+
+  admit(key: string, rules: readonly RateRule[], slot: SlotRequest | undefined, now: number): Effect.Effect<Admission> {
+    const decision = this.hitSync(key, rules, now);
+    if (!decision.allowed || slot === undefined || slot.max <= 0) return Effect.succeed({ decision, slot: undefined });
+    return Effect.succeed({ decision, slot: this.acquireSync(key, slot.token, slot.max, slot.leaseMs, now) });
   }
 
   release(key: string, token: string): Effect.Effect<void> {

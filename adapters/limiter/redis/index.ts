@@ -10,7 +10,7 @@
 import { Effect } from 'effect';
 import { Redis } from 'ioredis';
 import { ServiceUnavailable } from '../../../core/errors.js';
-import type { Disposable, RateDecision, RateLimiter, RateRule, SlotDecision } from '../../../core/ports.js';
+import type { Admission, Disposable, RateDecision, RateLimiter, RateRule, SlotDecision, SlotRequest } from '../../../core/ports.js';
 import { bindingDecision, noRules } from '../memory/index.js';
 
 export interface RedisRateLimiterOptions {
@@ -78,7 +78,58 @@ end
 return {0, n}
 `;
 
+/**
+ * HIT_LUA and ACQUIRE_LUA in one script, so a request's rate check is one
+ * round trip. KEYS: the window keys, then the slot set when a slot is asked
+ * for. ARGV[1]: the number of window keys n; ARGV[2 .. 2n+1]: limit_i,
+ * ttlMs_i; then, for a slot, token, max, now, expiry, ttlMs. Returns
+ * {allowed, count_1 .. count_n} and, when allowed and a slot was asked for,
+ * {acquired, active} after them.
+ */
+const ADMIT_LUA = `
+local n = tonumber(ARGV[1])
+local counts = {}
+local ok = 1
+for i = 1, n do
+  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
+  counts[i] = c
+  if c >= tonumber(ARGV[2 * i]) then ok = 0 end
+end
+if ok == 1 then
+  local done = {}
+  for i = 1, n do
+    local k = KEYS[i]
+    if done[k] == nil then
+      local c = redis.call('INCR', k)
+      if c == 1 then redis.call('PEXPIRE', k, ARGV[2 * i + 1]) end
+      done[k] = c
+    end
+    counts[i] = done[k]
+  end
+end
+table.insert(counts, 1, ok)
+if ok == 1 and #KEYS > n then
+  local key = KEYS[n + 1]
+  local b = 2 * n + 1
+  local token = ARGV[b + 1]
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[b + 3])
+  local held = redis.call('ZSCORE', key, token)
+  local m = redis.call('ZCARD', key)
+  if held or m < tonumber(ARGV[b + 2]) then
+    redis.call('ZADD', key, ARGV[b + 4], token)
+    if not held then m = m + 1 end
+    if redis.call('PTTL', key) < tonumber(ARGV[b + 5]) then redis.call('PEXPIRE', key, ARGV[b + 5]) end
+    table.insert(counts, 1)
+  else
+    table.insert(counts, 0)
+  end
+  table.insert(counts, m)
+end
+return counts
+`;
+
 interface LimiterCommands {
+  scourAdmit(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   scourRateHit(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   scourSlotAcquire(key: string, token: string, max: number, now: number, expiry: number, ttlMs: number): Promise<number[]>;
 }
@@ -106,6 +157,7 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
     if (this.owned) this.client.on('error', () => {});
     this.client.defineCommand('scourRateHit', { lua: HIT_LUA });
     this.client.defineCommand('scourSlotAcquire', { lua: ACQUIRE_LUA, numberOfKeys: 1 });
+    this.client.defineCommand('scourAdmit', { lua: ADMIT_LUA });
     this.commands = this.client as unknown as LimiterCommands;
   }
 
@@ -169,6 +221,38 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
     return Effect.tryPromise({
       try: () => this.commands.scourSlotAcquire(`${this.prefix}cc:${key}`, token, max, now, now + leaseMs, leaseMs + SLACK_MS)
         .then((reply): SlotDecision => ({ acquired: reply[0] === 1, active: Number(reply[1]), max })),
+      catch: unavailable,
+    });
+  }
+
+  admit(key: string, rules: readonly RateRule[], slot: SlotRequest | undefined, now: number): Effect.Effect<Admission, ServiceUnavailable> {
+    const wantSlot = slot !== undefined && slot.max > 0;
+    if (rules.length === 0 && !wantSlot) return Effect.succeed({ decision: noRules(now), slot: undefined });
+    const keys: string[] = [];
+    const args: (string | number)[] = [rules.length];
+    const ends: number[] = [];
+    for (const r of rules) {
+      const windowMs = r.windowSeconds * 1000;
+      const start = now - (now % windowMs);
+      const end = start + windowMs;
+      keys.push(`${this.prefix}rl:${key}:${r.windowSeconds}:${start}`);
+      args.push(r.limit, end - now + SLACK_MS);
+      ends.push(end);
+    }
+    if (wantSlot) {
+      keys.push(`${this.prefix}cc:${key}`);
+      args.push(slot.token, slot.max, now, now + slot.leaseMs, slot.leaseMs + SLACK_MS);
+    }
+    const n = rules.length;
+    return Effect.tryPromise({
+      try: () => this.commands.scourAdmit(keys.length, ...keys, ...args).then((reply): Admission => {
+        const allowed = reply[0] === 1;
+        const counts = new Array<number>(n);
+        for (let i = 0; i < n; i++) counts[i] = Number(reply[i + 1]);
+        const decision = n === 0 ? noRules(now) : bindingDecision(rules, counts, ends, allowed, now);
+        const granted = allowed && wantSlot ? { acquired: reply[n + 1] === 1, active: Number(reply[n + 2]), max: slot.max } : undefined;
+        return { decision, slot: granted };
+      }),
       catch: unavailable,
     });
   }
