@@ -27,6 +27,8 @@ import { HyperIdGenerator, systemClock } from '../adapters/ids/hyperid.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { MemoryRateLimiter } from '../adapters/limiter/memory/index.js';
 import { RedisRateLimiter } from '../adapters/limiter/redis/index.js';
+import { CachedAccountStore } from '../adapters/key-cache/index.js';
+import { RedisInvalidationBus } from '../adapters/key-cache/redis.js';
 import { createLogger } from '../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { AjvSchemaCompiler } from '../adapters/validation/json-schema.js';
@@ -155,6 +157,11 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       closers.push(() => redis.close());
       await redis.connect();
       limiter = redis;
+      // Key lookups cached in process; revocations and plan changes evict everywhere through pub/sub.
+      const bus = new RedisInvalidationBus({ url: settings.redisUrl, prefix: settings.redisPrefix });
+      closers.push(() => bus.close());
+      await bus.connect();
+      store = new CachedAccountStore(store, bus, { ttlMs: settings.keyCacheTtlSeconds * 1000, logger });
     } else {
       const memory = new MemoryRateLimiter(clock);
       closers.push(() => memory.dispose());

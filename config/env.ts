@@ -28,6 +28,8 @@ export interface Settings {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments can share one Redis). */
   readonly redisPrefix: string;
+  /** With REDIS_URL: how long (s) an API key lookup is reused in process (revocations travel by Redis pub/sub); 0 = off. */
+  readonly keyCacheTtlSeconds: number;
   /** Enables the admin API (/admin/v1) guarded by this bearer token. */
   readonly adminToken: string | undefined;
   /** JSON file overriding plan limits and allowances. */
@@ -112,6 +114,7 @@ export const DEFAULTS: Settings = {
   databaseUrl: undefined,
   redisUrl: undefined,
   redisPrefix: 'scour:',
+  keyCacheTtlSeconds: 5,
   adminToken: undefined,
   plansFile: undefined,
   pluginPaths: [],
@@ -157,6 +160,7 @@ export const ENV_VARS = {
   DATABASE_URL: 'postgres:// URL: accounts, keys and the credit ledger in PostgreSQL (shared by several processes). Unset: SQLite file scour.db in SCOUR_DATA_DIR.',
   REDIS_URL: 'redis:// URL: rate limits and concurrency slots in Redis (shared by several processes). Unset: in process.',
   SCOUR_REDIS_PREFIX: 'Prefix of every Redis key. Default scour:.',
+  SCOUR_KEY_CACHE_TTL: 'With REDIS_URL: seconds an API key lookup is reused in each API process (revocations and plan changes reach every process through Redis pub/sub within a second; while the subscription is down lookups go to the database). 0 turns the cache off. Default 5.',
   SCOUR_ADMIN_TOKEN: 'Enables the admin API under /admin/v1, guarded by this bearer token (at least 16 characters). Unset: no admin API.',
   SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in the README).',
   SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
@@ -314,6 +318,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     databaseUrl,
     redisUrl,
     redisPrefix,
+    keyCacheTtlSeconds: int('SCOUR_KEY_CACHE_TTL', 0, 300, DEFAULTS.keyCacheTtlSeconds),
     adminToken,
     plansFile: str('SCOUR_PLANS'),
     pluginPaths,

@@ -12,6 +12,8 @@ import type { AccountStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
 import { openSqliteSearchIndex } from '../adapters/search-index/sqlite.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
+import { CachedAccountStore } from '../adapters/key-cache/index.js';
+import { RedisInvalidationBus } from '../adapters/key-cache/redis.js';
 import { systemClock } from '../adapters/ids/hyperid.js';
 import { openPostgresStore } from '../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../adapters/store/postgres/jobs.js';
@@ -33,10 +35,24 @@ export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDi
 
 /** Account administration without the HTTP server (the CLI). */
 export async function openAccounts(settings: Settings, plans: Plans = loadPlans(settings.plansFile)): Promise<{ accounts: AccountAdmin; store: AccountStore; jobs: JobStore; close: () => Promise<void> }> {
-  const { store, jobs, close } = await openStore(settings);
+  const opened = await openStore(settings);
+  const { jobs, close } = opened;
+  let store = opened.store;
+  // With REDIS_URL, running API processes cache key lookups: a revocation or plan change made here is published to them.
+  let bus: RedisInvalidationBus | undefined;
+  if (settings.redisUrl !== undefined) {
+    const b = new RedisInvalidationBus({ url: settings.redisUrl, prefix: settings.redisPrefix, publishOnly: true });
+    try {
+      await b.connect();
+      bus = b;
+      store = new CachedAccountStore(store, b, { ttlMs: 0 });
+    } catch (e) {
+      process.stderr.write(`warning: ${(e as Error).message}; a key revoked or a plan changed now reaches running API processes when their key cache TTL (SCOUR_KEY_CACHE_TTL) ends\n`);
+    }
+  }
   const book = planBook(plans);
   const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock: systemClock, monthlyCredits: book.monthlyCredits });
-  return { accounts, store, jobs, close: async () => { await close(); } };
+  return { accounts, store, jobs, close: async () => { await bus?.close(); await close(); } };
 }
 
 

@@ -173,6 +173,11 @@ export class AccountAdmin {
     return this.d.store.usage(account.id, account.periodStart);
   }
 
+  /** The account's current credit figures and period usage, in one store read. */
+  currentUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> {
+    return this.d.store.accountUsage(accountId);
+  }
+
   /**
    * The account's webhook signing secret. An account that has none yet gets
    * one now (the same one the first webhook would be signed with), so

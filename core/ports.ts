@@ -171,6 +171,12 @@ export interface AccountStore {
   sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable>;
   /** Usage of the period starting at `periodStart`, by operation. */
   usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable>;
+  /**
+   * The account as it is now and the usage of its current period, in one
+   * read (GET /v1/usage: auth's key lookup may come from a cache, so its
+   * credit figures are not the ones to show). Undefined when unknown.
+   */
+  accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable>;
   /** The most recent charges first (for the admin API and tests). */
   ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable>;
 }

@@ -43,10 +43,12 @@ export const usageOperation = defineOperation({
       handle: Pipeline.from<RequestContext>()
         .then(host.stages.auth)
         .then(host.stages.quota('usage'))
-        // The account comes from auth's lookup (same read as the key); only the period's usage is read here.
+        // Auth's lookup may come from the key cache (its credit figures up to its TTL old): the account's
+        // current figures and its period's usage are read here, in one round trip.
         .handle((ctx) => {
-          const a = ctx.account.snapshot;
-          return chain(accounts.usage(a), (rows) => {
+          return chain(accounts.currentUsage(ctx.account.id), (found) => {
+            const a = found?.account ?? ctx.account.snapshot;
+            const rows = found?.usage ?? [];
             let used = 0;
             for (const r of rows) used += r.credits;
             return Effect.succeed({

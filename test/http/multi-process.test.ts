@@ -2,8 +2,9 @@
  * Two real `scour serve` processes sharing one PostgreSQL database and one
  * Redis prefix, as in a scaled-out deployment: credits cannot be
  * overspent across processes, rate limits are shared, and a key revoked
- * through one process is refused by the other at once. Accounts are made
- * with the CLI, as an operator would.
+ * through one process (or the CLI) is refused by every process within a
+ * second, though each caches key lookups (SCOUR_KEY_CACHE_TTL, pushed out by
+ * Redis pub/sub). Accounts are made with the CLI, as an operator would.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,7 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
   let money: Created;
   let limited: Created;
   let revokable: Created;
+  let cliRevokable: Created;
 
   beforeAll(async () => {
     const t0 = Date.now();
@@ -75,9 +77,9 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
       HOST: '127.0.0.1',
     };
     // Three accounts made by concurrent CLI runs (they migrate the fresh database together).
-    const made = await Promise.all([50, 50, 50].map(() => cli(['accounts', 'create', '--plan', 'starter', '--credits', '50', '--json'], env, dir!)));
+    const made = await Promise.all([50, 50, 50, 50].map(() => cli(['accounts', 'create', '--plan', 'starter', '--credits', '50', '--json'], env, dir!)));
     for (const m of made) expect(m.code, m.err).toBe(0);
-    [money, limited, revokable] = made.map((m) => JSON.parse(m.out) as Created) as [Created, Created, Created];
+    [money, limited, revokable, cliRevokable] = made.map((m) => JSON.parse(m.out) as Created) as [Created, Created, Created, Created];
     // Both servers start together on the already-migrated database; one on each HTTP adapter.
     [a, b] = await Promise.all([
       serve('A', { ...env, SCOUR_HTTP_ADAPTER: 'uws' }, dir, children),
@@ -171,12 +173,27 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
     for (const s of [a, b]) expect((await call(`${s.url}/v1/usage`, { token: limited.api_key })).status).toBe(429);
   }, 30_000);
 
-  it('a key revoked through process A is refused by process B at once', async () => {
-    const before = await call(`${b.url}/v1/usage`, { token: revokable.api_key });
-    expect(before.status).toBe(200);
+  /** How long after `since` each process first refuses the key (polled every 20 ms, up to 3 s). */
+  const refusedAfter = async (key: string, since: number): Promise<number[]> => Promise.all([a, b].map(async (s) => {
+    while (Date.now() - since < 3000) {
+      const r = await call(`${s.url}/v1/usage`, { token: key });
+      if (r.status === 401) return Date.now() - since;
+      expect(r.status).toBe(200);
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    return Infinity;
+  }));
+
+  it('a key revoked through process A is refused by process B within 1 s, though both had it cached', async () => {
+    // Both processes have looked the key up (and cached it).
+    for (const s of [a, b, a, b]) expect((await call(`${s.url}/v1/usage`, { token: revokable.api_key })).status).toBe(200);
+    const t0 = Date.now();
     const revoked = await call(`${a.url}/admin/v1/keys/${revokable.key_id}`, { method: 'DELETE', token: ADMIN_TOKEN });
     expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
     expect(revoked.body.status).toBe('revoked');
+    const delays = await refusedAfter(revokable.api_key, t0);
+    console.log(`revocation through the admin API refused after ${delays.join(', ')} ms (A, B)`);
+    for (const d of delays) expect(d).toBeLessThan(1000);
     for (const s of [b, a]) {
       const after = await call(`${s.url}/v1/usage`, { token: revokable.api_key });
       expect(after.status).toBe(401);
@@ -191,6 +208,16 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
     expect(acct.body.keys[0].status).toBe('revoked');
   }, 30_000);
 
+  it('a key revoked with the CLI (a third process) is refused by both within 1 s', async () => {
+    for (const s of [a, b, a, b]) expect((await call(`${s.url}/v1/usage`, { token: cliRevokable.api_key })).status).toBe(200);
+    const revoked = await cli(['keys', 'revoke', cliRevokable.key_id, '--json'], env, dir!);
+    expect(revoked.code, revoked.err).toBe(0);
+    // Timed from the CLI's exit (it published before closing).
+    const delays = await refusedAfter(cliRevokable.api_key, Date.now());
+    console.log(`revocation through the CLI refused after ${delays.join(', ')} ms (A, B)`);
+    for (const d of delays) expect(d).toBeLessThan(1000);
+  }, 30_000);
+
   it('both processes exit 0 on SIGTERM', async () => {
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
@@ -203,7 +230,7 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
       expect(s.out()).toContain('"msg":"stopped"');
       // No error was logged by either process during the whole run.
       expect(s.out(), s.name).not.toMatch(/"level":(50|60)/);
-      for (const k of [money, limited, revokable]) expect(s.out() + s.err()).not.toContain(k.api_key);
+      for (const k of [money, limited, revokable, cliRevokable]) expect(s.out() + s.err()).not.toContain(k.api_key);
     }
   }, 30_000);
 });

@@ -112,6 +112,11 @@ const SQL = {
     UPDATE accounts SET held = accounts.held - h.credits FROM h WHERE accounts.id = h.account_id`,
   expiredHolds: 'SELECT id FROM credit_holds WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2',
   usage: `SELECT operation, credits, requests FROM usage WHERE account_id = $1 AND period_start = $2 ORDER BY operation COLLATE "C"`,
+  // The account and its current period's usage in one round trip (one row per operation; one with NULLs when none).
+  accountUsage: `SELECT a.id, a.name, a.plan, a.balance, a.held, a.period_start AS "periodStart", a.period_end AS "periodEnd",
+                        a.created_at AS "createdAt", u.operation, u.credits, u.requests
+                 FROM accounts a LEFT JOIN usage u ON u.account_id = a.id AND u.period_start = a.period_start
+                 WHERE a.id = $1 ORDER BY u.operation COLLATE "C"`,
   ledger: `SELECT id, account_id AS "accountId", operation, credits, request_id AS "requestId", created_at AS "createdAt"
            FROM ledger WHERE account_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
 } as const;
@@ -327,6 +332,21 @@ export class PostgresAccountStore implements AccountStore {
 
   usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
     return this.query<OperationUsage & pg.QueryResultRow, readonly OperationUsage[]>('usage', [accountId, periodStart], (r) => r.rows);
+  }
+
+  accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> {
+    type Row = AccountRow & { operation: string | null; credits: number | null; requests: number | null };
+    return this.query<Row, { readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined>('accountUsage', [accountId], (r) => {
+      const first = r.rows[0];
+      if (first === undefined) return undefined;
+      const account: Account = {
+        id: first.id, name: first.name, plan: first.plan, balance: first.balance, held: first.held,
+        periodStart: first.periodStart, periodEnd: first.periodEnd, createdAt: first.createdAt,
+      };
+      const usage: OperationUsage[] = [];
+      for (const row of r.rows) if (row.operation !== null) usage.push({ operation: row.operation, credits: row.credits ?? 0, requests: row.requests ?? 0 });
+      return { account, usage };
+    });
   }
 
   ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {

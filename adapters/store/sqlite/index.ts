@@ -144,6 +144,8 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   private readonly hashesOf = new Map<string, string[]>();
   /** accountId -> periodStart -> usage rows. */
   private readonly usages = new Map<string, Map<number, readonly OperationUsage[]>>();
+  /** accountId -> the account (every write to an account forgets it, like its usage). */
+  private readonly accountsById = new Map<string, Account>();
   private version: unknown = undefined;
   private checkedAt = -Infinity;
   // Each is the IMMEDIATE variant: the write lock is taken before the first read, so no check can go stale.
@@ -230,12 +232,14 @@ export class SqliteAccountStore implements AccountStore, Disposable {
       this.hashesOf.delete(accountId);
     }
     this.usages.delete(accountId);
+    this.accountsById.delete(accountId);
   }
 
   private clearCache(): void {
     this.keys.clear();
     this.hashesOf.clear();
     this.usages.clear();
+    this.accountsById.clear();
   }
 
   /** Start over if another connection has committed since the last look (at most every freshnessMs). */
@@ -341,17 +345,36 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> {
     return this.run(() => {
       this.fresh();
-      let periods = this.usages.get(accountId);
-      let rows = periods?.get(periodStart);
-      if (rows === undefined) {
-        rows = this.s.usage.all(accountId, periodStart) as OperationUsage[];
-        if (periods === undefined) {
-          if (this.usages.size >= CACHE_LIMIT) this.usages.clear();
-          this.usages.set(accountId, (periods = new Map()));
-        }
-        periods.set(periodStart, rows);
+      return this.usageRows(accountId, periodStart);
+    });
+  }
+
+  /** Usage rows through the cache (the caller has checked freshness). */
+  private usageRows(accountId: string, periodStart: number): readonly OperationUsage[] {
+    let periods = this.usages.get(accountId);
+    let rows = periods?.get(periodStart);
+    if (rows === undefined) {
+      rows = this.s.usage.all(accountId, periodStart) as OperationUsage[];
+      if (periods === undefined) {
+        if (this.usages.size >= CACHE_LIMIT) this.usages.clear();
+        this.usages.set(accountId, (periods = new Map()));
       }
-      return rows;
+      periods.set(periodStart, rows);
+    }
+    return rows;
+  }
+
+  accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> {
+    return this.run(() => {
+      this.fresh();
+      let account = this.accountsById.get(accountId);
+      if (account === undefined) {
+        account = this.s.getAccount.get(accountId) as Account | undefined;
+        if (account === undefined) return undefined;
+        if (this.accountsById.size >= CACHE_LIMIT) this.accountsById.clear();
+        this.accountsById.set(accountId, account);
+      }
+      return { account, usage: this.usageRows(accountId, account.periodStart) };
     });
   }
 
