@@ -14,6 +14,21 @@
 // size (see usage-setup.mjs for the accounts, database and prefix it makes
 // and removes).
 //
+// The billable row (group billable) sends a search over the local index (1
+// credit: auth, quota with two windows and a concurrency slot, reserve,
+// the index query, bill) to Scour/uWS in the shared configuration at a
+// fixed rate, BENCH_RATE requests/s (default 2,000), with autocannon
+// (fixed-rate.mjs) instead of wrk, and reports its latency; the target is a
+// p99 under 20 ms. A second row sends the same way POST /test/billable
+// {"cost":1} (the test fixture plugin, loaded with SCOUR_PLUGINS through
+// tsx): the account path alone (auth, quota, reserve, bill) around no
+// work, to tell its cost from the search's. For every shared row the bench also prints where a
+// request waits: PostgreSQL statements per request and their execution time
+// in the server (pg_stat_database of the run's own database: xact_commit,
+// active_time), Redis commands per request and their time in Redis (INFO
+// commandstats; Redis is machine-wide, so other users add noise), the API
+// process's CPU per request, and the connection pools.
+//
 // The compression rows measure what response compression costs: Scour over
 // uWS answering GET /v1/openapi.json (a static document: its compressed
 // form is reused) and a 40 KB lorem-ipsum tool answer (unique per request:
@@ -24,7 +39,7 @@
 //
 // Settings: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, default 2),
 // BENCH_ROUNDS (default 5), BENCH_CONNECTIONS (default 100); BENCH_ONLY, a
-// comma-separated subset of the groups tools, usage, compression (default
+// comma-separated subset of the groups tools, usage, billable, compression (default
 // all; a subset writes benchmarks/results/http-<groups>.json instead of
 // http.json); for the shared usage target, BENCH_PG_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres) and BENCH_REDIS_URL (default
@@ -35,7 +50,9 @@ import http from 'node:http';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, PLANS_OVERRIDE, setupUsage, USAGE_PLAN } from './usage-setup.mjs';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { cleanEnv, PLANS_OVERRIDE, REDIS_URL, SEARCH_BODY, setupUsage, USAGE_PLAN } from './usage-setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -44,7 +61,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const PATH = '/v1/tools/uuid-generator';
 const USAGE_PATH = '/v1/usage';
-const GROUPS = ['tools', 'usage', 'compression'];
+const GROUPS = ['tools', 'usage', 'billable', 'compression'];
+const RATE = Number(process.env.BENCH_RATE ?? 2000);
+const SEARCH_PATH = '/v1/search';
+const BILLABLE_PATH = '/test/billable';
+const BILLABLE_BODY = '{"cost":1}';
 const only = (process.env.BENCH_ONLY ?? GROUPS.join(',')).split(',').map((g) => g.trim()).filter(Boolean);
 for (const g of only) {
   if (!GROUPS.includes(g)) {
@@ -118,7 +139,7 @@ function rawRequest(port, method, path, headers, body) {
   });
 }
 
-const usage = runs('usage') ? await setupUsage(root, scourEnv) : { cleanup: async () => {}, bare: {}, embedded: {}, shared: {} };
+const usage = runs('usage') || runs('billable') ? await setupUsage(root, scourEnv) : { cleanup: async () => {}, bare: {}, embedded: {}, shared: {}, billable: {} };
 let current = null;
 let cleaning = null;
 const cleanup = () => (cleaning ??= usage.cleanup());
@@ -147,6 +168,16 @@ const usageLoad = ({ key, lua }) => ({
   },
 });
 
+/** A billable row: POST at a fixed rate (autocannon); the probe checks it was charged. */
+const billableLoad = ({ key }, path = SEARCH_PATH, body = SEARCH_BODY) => ({
+  method: 'POST', path, rate: RATE, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body,
+  probe: async (port) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    const answer = await res.json();
+    if (res.status !== 200 || answer.credits_used !== 1) throw new Error(`bad answer ${res.status} ${JSON.stringify(answer)}`);
+  },
+});
+
 /** A compression row: what wrk sends, and a probe that checks the coding the server chose. */
 const compressionLoad = ({ name, method, path, body, encoding }) => {
   const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(encoding !== undefined ? { 'accept-encoding': encoding } : {}) };
@@ -170,7 +201,9 @@ const allTargets = [
   // The usage rows, the bare GET placed right before the two it is paired with.
   { id: 'bare_uws_get', group: 'usage', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: runs('usage') && usageLoad(usage.bare) },
   { id: 'scour_usage_embedded', group: 'usage', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.embedded.env, load: runs('usage') && usageLoad(usage.embedded) },
-  { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared) },
+  { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
+  { id: 'scour_search_shared', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s`, args: ['dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
+  { id: 'scour_billable_shared', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit) at ${RATE} req/s`, args: ['--import', 'tsx', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_BODY), shared: true },
   // Compression: each compressed row right after the uncompressed one it is paired with.
   { id: 'openapi_identity', group: 'compression', name: `GET ${OPENAPI_PATH}, uncompressed`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-identity', method: 'GET', path: OPENAPI_PATH }) },
   { id: 'openapi_br', group: 'compression', name: `GET ${OPENAPI_PATH}, br (reused)`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-br', method: 'GET', path: OPENAPI_PATH, encoding: 'br' }) },
@@ -190,17 +223,19 @@ async function startServer(target, port) {
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
   const deadline = Date.now() + 20_000;
+  let lastError;
   while (Date.now() < deadline) {
     try {
       await target.load.probe(port);
       return child;
     } catch (e) {
+      lastError = e;
       if (child.exitCode !== null) throw new Error(`${target.name} exited: ${log}`);
       await sleep(100);
     }
   }
   child.kill('SIGKILL');
-  throw new Error(`${target.name} did not start: ${log}`);
+  throw new Error(`${target.name} did not start (${lastError?.message}): ${log}`);
 }
 
 const toMs = (v, unit) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
@@ -237,6 +272,68 @@ function wrk(port, seconds, load) {
   return { rps, requests, p50: pct(50), p99: pct(99), non2xx, errors };
 }
 
+/** The fixed-rate load (autocannon, pinned like wrk); its latency is from send to the last byte. */
+function fixedRate(port, seconds, load) {
+  const [cmd, ...pre] = [...loadPin, process.execPath];
+  const arg = JSON.stringify({ url: `http://127.0.0.1:${port}${load.path}`, method: load.method, headers: load.headers, body: load.body, rate: load.rate, seconds, connections: 50 });
+  const out = JSON.parse(execFileSync(cmd, [...pre, join(root, 'benchmarks/http/fixed-rate.mjs'), arg], { encoding: 'utf8' }).trim().split('\n').at(-1));
+  return { rps: out.rps, requests: out.requests, p50: out.p50, p99: out.p99, non2xx: out.non2xx, errors: out.errors || null };
+}
+
+/** Counters of the run's PostgreSQL database and of Redis, read before and after a shared row's measured run. */
+async function backendCounters() {
+  const c = new pg.Client({ connectionString: usage.dbUrl, connectionTimeoutMillis: 3000 });
+  await c.connect();
+  let pgRow;
+  try {
+    pgRow = (await c.query('SELECT xact_commit::float8 AS xacts, active_time::float8 AS active_ms, numbackends FROM pg_stat_database WHERE datname = current_database()')).rows[0];
+  } finally {
+    await c.end();
+  }
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await r.connect();
+  const redis = {};
+  try {
+    for (const line of (await r.info('commandstats')).split('\n')) {
+      const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+      if (m) redis[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+    }
+  } finally {
+    r.disconnect();
+  }
+  return { pg: pgRow, redis };
+}
+
+const IN_SCRIPTS = new Set(['get', 'incr', 'pexpire', 'zremrangebyscore', 'zscore', 'zcard', 'zadd', 'pttl']);
+
+/** Per request, between two counter readings (the reading's own statement and command are subtracted). */
+function waits(before, after, requests) {
+  const pgStatements = after.pg.xacts - before.pg.xacts - 1;
+  const pgMs = after.pg.active_ms - before.pg.active_ms;
+  const redisCalls = {};
+  let calls = 0;
+  let usec = 0;
+  for (const [k, v] of Object.entries(after.redis)) {
+    const b = before.redis[k] ?? { calls: 0, usec: 0 };
+    const dc = v.calls - b.calls - (k === 'info' ? 1 : 0);
+    if (dc <= 0) continue;
+    redisCalls[k] = dc / requests;
+    calls += dc;
+    usec += v.usec - b.usec;
+  }
+  // Commands the limiter's scripts run inside Redis are counted by commandstats too: they are not round trips.
+  let trips = 0;
+  for (const [k, v] of Object.entries(redisCalls)) if (!IN_SCRIPTS.has(k)) trips += v;
+  return {
+    pg_statements_per_request: pgStatements / requests,
+    redis_round_trips_per_request: trips,
+    pg_exec_us_per_statement: pgStatements > 0 ? (pgMs * 1000) / pgStatements : NaN,
+    redis_commands_per_request: calls / requests,
+    redis_by_command_per_request: redisCalls,
+    redis_us_per_command: calls > 0 ? usec / calls : NaN,
+  };
+}
+
 const samples = Object.fromEntries(targets.map((t) => [t.id, []]));
 let port = 19_100;
 try {
@@ -245,10 +342,13 @@ try {
       port++;
       const child = await startServer(t, port);
       try {
-        if (warmup > 0) wrk(port, warmup, t.load);
+        const measure = t.load.rate ? fixedRate : wrk;
+        if (warmup > 0) measure(port, warmup, t.load);
+        const counters0 = t.shared ? await backendCounters() : undefined;
         const cpu0 = cpuSeconds(child.pid);
-        const s = wrk(port, duration, t.load);
+        const s = measure(port, duration, t.load);
         s.cpu_us = ((cpuSeconds(child.pid) - cpu0) / s.requests) * 1e6;
+        if (counters0) s.waits = waits(counters0, await backendCounters(), s.requests);
         if (t.load.bytes) s.bytes = await t.load.bytes(port);
         if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
         samples[t.id].push(s);
@@ -270,6 +370,8 @@ const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)
 const results = targets.map((t) => ({
   id: t.id, group: t.group, name: t.name, method: t.load.method, path: t.load.path, encoding: t.load.encoding, ...median(samples[t.id]),
   cpu_us: medianOf(samples[t.id].map((s) => s.cpu_us)), samples: samples[t.id].map((s) => Math.round(s.rps)),
+  p99s: samples[t.id].map((s) => s.p99),
+  waits: t.shared ? median(samples[t.id]).waits : undefined,
 }));
 /** Median over rounds of a/b measured in the same round (NaN when a group did not run). */
 const paired = (a, b) => (samples[a]?.length && samples[b]?.length ? medianOf(samples[a].map((s, i) => s.rps / samples[b][i].rps)) : NaN);
@@ -297,7 +399,9 @@ const targetsMet = Object.fromEntries(Object.entries({
   'Scour/uWS >= 70% of bare uWS': runs('tools') && ratios.scour_uws_vs_bare_uws >= 0.7,
   'Scour/uWS >= 1.5x Fastify': runs('tools') && ratios.scour_uws_vs_fastify >= 1.5,
   'Scour GET /v1/usage (embedded) >= 40% of bare uWS': runs('usage') && ratios.scour_usage_embedded_vs_bare_uws_get >= 0.4,
-}).filter(([k]) => runs(k.includes('/v1/usage') ? 'usage' : 'tools')));
+  'Scour GET /v1/usage (shared) >= 40% of embedded': runs('usage') && ratios.scour_usage_shared_vs_embedded >= 0.4,
+  [`Scour POST ${SEARCH_PATH} (shared) p99 < 20 ms at ${RATE} req/s`]: runs('billable') && medianOf(samples.scour_search_shared?.map((s) => s.p99) ?? [NaN]) < 20,
+}).filter(([k]) => runs(k.includes('/v1/usage') ? 'usage' : k.includes(SEARCH_PATH) ? 'billable' : 'tools')));
 const baselineOf = { openapi_br: 'openapi_identity', lorem_gzip: 'lorem_identity', lorem_br: 'lorem_identity' };
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -321,7 +425,27 @@ const lines = [
     '|---|---|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'usage').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
     '',
-    `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (no target)`,
+    `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (target >= 40%)`,
+  ] : []),
+  ...(runs('billable') ? [
+    '',
+    `POST ${SEARCH_PATH} ${SEARCH_BODY} with a key (plan ${USAGE_PLAN}, limits lifted, concurrency cap 1000), shared configuration, fixed rate ${RATE} req/s (autocannon, 50 connections)`,
+    '',
+    '| server | achieved req/s | p50 ms | p99 ms | CPU µs/req | p99 by round (ms) |',
+    '|---|---:|---:|---:|---:|---|',
+    ...results.filter((r) => r.group === 'billable').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpu_us.toFixed(1)} | ${r.p99s.map((x) => x.toFixed(1)).join(', ')} |`),
+  ] : []),
+  ...(results.some((r) => r.waits) ? [
+    '',
+    'Where a shared-mode request waits (median round; per request; pools: PostgreSQL pg.Pool max 10 per process for accounts (another for the search index), Redis one pipelined ioredis connection for limits plus one subscriber and one publisher for key invalidations)',
+    '',
+    '| row | API CPU µs/req | PostgreSQL statements/req | PostgreSQL exec µs/statement | Redis round trips/req | Redis commands run/req (in scripts too) | Redis µs/command | Redis commands per request |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+    ...results.filter((r) => r.waits).map((r) => {
+      const w = r.waits;
+      const by = Object.entries(w.redis_by_command_per_request).filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+      return `| ${r.name} | ${r.cpu_us.toFixed(1)} | ${w.pg_statements_per_request.toFixed(2)} | ${w.pg_exec_us_per_statement.toFixed(1)} | ${w.redis_round_trips_per_request.toFixed(2)} | ${w.redis_commands_per_request.toFixed(2)} | ${w.redis_us_per_command.toFixed(1)} | ${by} |`;
+    }),
   ] : []),
   ...(runs('compression') ? [
     '',
@@ -349,6 +473,7 @@ const out = {
   settings: {
     duration_s: duration, warmup_s: warmup, rounds, connections, load_generator: 'wrk -t1',
     ...(runs('tools') ? { path: PATH } : {}),
+    ...(runs('billable') ? { billable: { method: 'POST', path: SEARCH_PATH, body: SEARCH_BODY, rate_per_s: RATE, load_generator: 'autocannon overallRate, 50 connections', config: 'shared' } } : {}),
     ...(runs('usage') ? { usage: {
       method: 'GET', path: USAGE_PATH, auth: 'Authorization: Bearer <api_key from `scour accounts create --plan unicorn --json`>', plan: USAGE_PLAN, plans_override: PLANS_OVERRIDE,
       embedded: 'SQLite in a fresh data dir, in-process limiter', shared: 'fresh PostgreSQL database, Redis with a unique key prefix (both removed after the run)',
@@ -360,8 +485,8 @@ const out = {
     } } : {}),
   },
   groups: only,
-  results: results.map(({ id, group, name, method, path, encoding, rps, p50, p99, cpu_us, bytes, samples: s }) => ({
-    id, group, name, method, path, ...(group === 'compression' ? { accept_encoding: encoding, response_bytes: bytes } : {}),
+  results: results.map(({ id, group, name, method, path, encoding, rps, p50, p99, cpu_us, bytes, samples: s, waits: w }) => ({
+    id, group, name, method, path, ...(group === 'compression' ? { accept_encoding: encoding, response_bytes: bytes } : {}), ...(w ? { waits: w } : {}),
     requests_per_s: Math.round(rps), p50_ms: p50, p99_ms: p99, cpu_us_per_request: Math.round(cpu_us * 10) / 10, round_rps: s,
   })),
   ratios,

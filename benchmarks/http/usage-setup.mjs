@@ -14,7 +14,20 @@ import { Redis } from 'ioredis';
 export const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const USAGE_PLAN = 'unicorn';
-export const PLANS_OVERRIDE = { [USAGE_PLAN]: { limits: { usage: { per_minute: 1_000_000_000 } } } };
+export const PLANS_OVERRIDE = {
+  [USAGE_PLAN]: {
+    limits: {
+      usage: { per_minute: 1_000_000_000 },
+      // The billable row: two windows and a concurrency cap, all far above the load, so every request runs the whole quota path and none is refused.
+      search: { windows: [{ limit: 1_000_000_000, seconds: 60 }, { limit: 1_000_000_000, seconds: 3600 }], concurrency: 1000 },
+      billable: { windows: [{ limit: 1_000_000_000, seconds: 60 }, { limit: 1_000_000_000, seconds: 3600 }], concurrency: 1000 },
+    },
+  },
+};
+/** The billable request: a search over the (empty) local index, 1 credit. */
+export const SEARCH_BODY = '{"query":"scour benchmark"}';
+/** Credits of the billable account: enough for every round at the fixed rate. */
+export const BILLABLE_CREDITS = 100_000_000;
 
 /** A wrk script sending GET with this bearer key. */
 export const usageLua = (key) => `wrk.method = "GET"\nwrk.headers["Authorization"] = "Bearer ${key}"\n`;
@@ -87,8 +100,8 @@ export async function setupUsage(root, baseEnv) {
     const embedded = { ...common, SCOUR_DATA_DIR: join(dir, 'sqlite'), DATABASE_URL: undefined, REDIS_URL: undefined, SCOUR_REDIS_PREFIX: undefined };
     const shared = { ...common, SCOUR_DATA_DIR: join(dir, 'shared'), DATABASE_URL: dbUrl.toString(), REDIS_URL, SCOUR_REDIS_PREFIX: redisPrefix };
 
-    const createAccount = (env) => {
-      const out = execFileSync(process.execPath, ['dist/adapters/cli/main.js', 'accounts', 'create', '--plan', USAGE_PLAN, '--json'], {
+    const createAccount = (env, extra = []) => {
+      const out = execFileSync(process.execPath, ['dist/adapters/cli/main.js', 'accounts', 'create', '--plan', USAGE_PLAN, ...extra, '--json'], {
         cwd: root, env: cleanEnv(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
       });
       const key = JSON.parse(out).api_key;
@@ -97,6 +110,7 @@ export async function setupUsage(root, baseEnv) {
     };
     const embeddedKey = createAccount(embedded);
     const sharedKey = createAccount(shared);
+    const billableKey = createAccount(shared, ['--credits', String(BILLABLE_CREDITS)]);
 
     const write = (name, text) => {
       const p = join(dir, name);
@@ -107,6 +121,8 @@ export async function setupUsage(root, baseEnv) {
       dir, dbName, redisPrefix, cleanup,
       embedded: { env: embedded, key: embeddedKey, lua: write('usage-embedded.lua', usageLua(embeddedKey)) },
       shared: { env: shared, key: sharedKey, lua: write('usage-shared.lua', usageLua(sharedKey)) },
+      billable: { env: shared, key: billableKey },
+      dbUrl: dbUrl.toString(),
       // The ceiling gets a header of the same length, so wrk sends it the same request bytes.
       bare: { key: `sk_${'0'.repeat(43)}`, lua: write('usage-bare.lua', usageLua(`sk_${'0'.repeat(43)}`)) },
     };
