@@ -86,6 +86,12 @@ export class CachedAccountStore implements AccountStore {
     bus.listen((accountId) => this.evictAccount(accountId), () => this.clear());
   }
 
+  /** Close the store underneath, when it has a close (a PostgreSQL pool); the composition root owns its lifetime otherwise. */
+  async close(): Promise<void> {
+    const inner = this.inner as AccountStore & { close?: () => Promise<void> | void };
+    await inner.close?.();
+  }
+
   /** Entries held now. */
   get size(): number {
     return this.entries.size;

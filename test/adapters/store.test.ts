@@ -369,11 +369,22 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
         { operation: 'crawl', credits: 5, requests: 1 },
         { operation: 'search', credits: 3, requests: 2 },
       ]);
+      // accountUsage: the account as it is now and its current period's usage, in one read.
+      const held = hold(a.id, 7);
+      expect((await run(store.reserve(held))).ok).toBe(true);
+      expect(await run(store.accountUsage(a.id))).toEqual({
+        account: { ...(await account(a.id)), balance: 92, held: 7 },
+        usage: [{ operation: 'crawl', credits: 5, requests: 1 }, { operation: 'search', credits: 3, requests: 2 }],
+      });
+      await run(store.release(held.id));
+      expect(await run(store.accountUsage('acct_nobody'))).toBeUndefined();
       // After the rollover, charges land in the new period.
       const next = a.periodEnd;
       await run(store.rollover(a.id, a.periodEnd, next, next + MONTH, 0));
+      expect(await run(store.accountUsage(a.id))).toMatchObject({ account: { periodStart: next, held: 0 }, usage: [] });
       await spend('search', 4, next + 1);
       expect(await run(store.usage(a.id, next))).toEqual([{ operation: 'search', credits: 4, requests: 1 }]);
+      expect((await run(store.accountUsage(a.id)))?.usage).toEqual([{ operation: 'search', credits: 4, requests: 1 }]);
       expect((await run(store.usage(a.id, a.periodStart))).length).toBe(2);
       expect(await run(store.usage(a.id, 0))).toEqual([]);
       expect(await account(a.id)).toMatchObject({ balance: 88, held: 0 });
