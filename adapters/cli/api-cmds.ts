@@ -312,10 +312,9 @@ const search: Command = async (argv, deps) => {
   }, { min: 1, max: 1, name: 'the query' });
   if (a.help) return help(deps, 'search');
   const v = a.values;
-  const body: SearchRequest = { query: a.positionals[0]! };
   const max = integer(v, 'max-results', 1, 1000);
   const top = integer(v, 'scrape-top', 0, 1000);
-  const req: Record<string, unknown> = { ...body };
+  const req: Record<string, unknown> = { query: a.positionals[0]! };
   if (max !== undefined) req.max_results = max;
   if (top !== undefined) req.auto_scrape_top = top;
   if (str(v, 'country') !== undefined) req.country = str(v, 'country');
@@ -390,8 +389,7 @@ async function download(url: string, file: string, deps: ApiCommandDeps): Promis
   if (!res.ok) throw new CliFailure(`could not download ${url}: HTTP ${res.status}`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   try {
-    if (file === '-') deps.out(Buffer.from(bytes).toString('binary'));
-    else writeFileSync(file, bytes);
+    writeFileSync(file, bytes);
   } catch (e) {
     throw new CliFailure(`could not write ${file}: ${(e as Error).message}`);
   }

@@ -10,7 +10,6 @@
  * key, 4 refused request, 5 no credits, 6 still rate-limited, 1 server
  * failure or unreachable, and 1 for a bulk with failed URLs.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCommand } from '../../adapters/cli/api-cmds.js';
 import { researchCorpus } from '../fixtures/research-corpus.js';
-import { baseEnv, MAIN, pooled, TSX, type CliResult } from '../support/cli.js';
+import { pooled, runCli, type CliResult } from '../support/cli.js';
 import { startCrawlSite, type CrawlSite } from '../support/crawl-site.js';
 import { startSearxng, type FakeSearxng } from '../support/searxng.js';
 import { call } from '../support/http.js';
@@ -28,25 +27,9 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 const ADMIN = 'cli-api-admin-token-0123456789abcdef';
 
-/** The real CLI with an optional stdin; killed and rejected after `timeoutMs`. */
-function scour(args: readonly string[], env: Record<string, string>, cwd: string, stdin?: string, timeoutMs = 90_000): Promise<CliResult> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.stdin.end(stdin ?? '');
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`scour ${args.join(' ')} timed out\n${out}\n${err}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, out, err });
-    });
-  });
-}
+/** The real CLI, stdin always a pipe (empty unless given), as a user's shell gives it. */
+const scour = (args: readonly string[], env: Record<string, string>, cwd: string, stdin?: string): Promise<CliResult> =>
+  runCli(args, env, cwd, 90_000, stdin ?? '');
 
 const shown = (r: CliResult) => `exit ${r.code}\nstdout:\n${r.out.slice(0, 3000)}\nstderr:\n${r.err.slice(0, 3000)}`;
 function ok(r: CliResult): CliResult {

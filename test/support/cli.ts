@@ -17,14 +17,15 @@ export interface CliResult {
   readonly err: string;
 }
 
-/** Run one command to completion; killed (and the promise rejected) after `timeoutMs`. */
-export function runCli(args: readonly string[], env: Record<string, string>, cwd: string, timeoutMs = 45_000): Promise<CliResult> {
+/** Run one command to completion (with `stdin` written to it, else none); killed (and the promise rejected) after `timeoutMs`. */
+export function runCli(args: readonly string[], env: Record<string, string>, cwd: string, timeoutMs = 45_000, stdin?: string): Promise<CliResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, [MAIN, ...args], { cwd, env: baseEnv(env), stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdin !== undefined) child.stdin!.end(stdin);
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`scour ${args.join(' ')} timed out\n${out}\n${err}`));

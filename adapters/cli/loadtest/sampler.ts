@@ -10,8 +10,6 @@ export interface ServerSample {
   /** Seconds since the sampler started. */
   readonly t: number;
   readonly rssBytes: number;
-  /** V8 heap in use (live objects and garbage not yet collected); -1 when the server does not report it. */
-  readonly heapUsedBytes: number;
   /** CPU use since the previous sample, in cores (1.0 = one core busy). */
   readonly cpu: number;
   readonly openFds: number;
@@ -46,7 +44,6 @@ export function startSampler(base: string, everyMs = 1000): Sampler {
       samples.push({
         t: Math.round((at - start) / 100) / 10,
         rssBytes: metric(text, 'scour_process_resident_memory_bytes') ?? -1,
-        heapUsedBytes: metric(text, 'scour_process_heap_used_bytes') ?? -1,
         cpu: Math.round(cpu * 100) / 100,
         openFds: metric(text, 'scour_process_open_fds') ?? -1,
         chromium: metric(text, 'scour_chromium_processes') ?? -1,

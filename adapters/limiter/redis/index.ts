@@ -194,8 +194,8 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
     return this.close();
   }
 
-  hit(key: string, rules: readonly RateRule[], now: number): Effect.Effect<RateDecision, ServiceUnavailable> {
-    if (rules.length === 0) return Effect.succeed(noRules(now));
+  /** Each rule's window at `now`: its key, its script arguments (limit, key TTL) and when it ends. */
+  private windows(key: string, rules: readonly RateRule[], now: number): { keys: string[]; args: number[]; ends: number[] } {
     const keys: string[] = [];
     const args: number[] = [];
     const ends: number[] = [];
@@ -207,6 +207,12 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
       args.push(r.limit, end - now + SLACK_MS);
       ends.push(end);
     }
+    return { keys, args, ends };
+  }
+
+  hit(key: string, rules: readonly RateRule[], now: number): Effect.Effect<RateDecision, ServiceUnavailable> {
+    if (rules.length === 0) return Effect.succeed(noRules(now));
+    const { keys, args, ends } = this.windows(key, rules, now);
     return Effect.tryPromise({
       try: () => this.commands.scourRateHit(keys.length, ...keys, ...args).then((reply) => {
         const allowed = reply[0] === 1;
@@ -228,17 +234,8 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
   admit(key: string, rules: readonly RateRule[], slot: SlotRequest | undefined, now: number): Effect.Effect<Admission, ServiceUnavailable> {
     const wantSlot = slot !== undefined && slot.max > 0;
     if (rules.length === 0 && !wantSlot) return Effect.succeed({ decision: noRules(now), slot: undefined });
-    const keys: string[] = [];
-    const args: (string | number)[] = [rules.length];
-    const ends: number[] = [];
-    for (const r of rules) {
-      const windowMs = r.windowSeconds * 1000;
-      const start = now - (now % windowMs);
-      const end = start + windowMs;
-      keys.push(`${this.prefix}rl:${key}:${r.windowSeconds}:${start}`);
-      args.push(r.limit, end - now + SLACK_MS);
-      ends.push(end);
-    }
+    const { keys, args: windowArgs, ends } = this.windows(key, rules, now);
+    const args: (string | number)[] = [rules.length, ...windowArgs];
     if (wantSlot) {
       keys.push(`${this.prefix}cc:${key}`);
       args.push(slot.token, slot.max, now, now + slot.leaseMs, slot.leaseMs + SLACK_MS);
