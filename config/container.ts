@@ -248,6 +248,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       await p.start?.();
       started.push(p);
     }
+    if (settings.warmup) await warmPlugins(order, logger);
   } catch (e) {
     await stopPlugins();
     await closeAll();
@@ -332,4 +333,24 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       return drained;
     },
   };
+}
+
+/**
+ * The plugins' first-use costs, paid before the server listens (PluginBase.warm).
+ * A warm-up that fails is logged and skipped: the cost is then paid on first use, as without it.
+ */
+async function warmPlugins(plugins: readonly PluginBase[], logger: Logger): Promise<void> {
+  const began = performance.now();
+  const warmed: { plugin: string; ms: number }[] = [];
+  for (const p of plugins) {
+    if (p.warm === undefined) continue;
+    const t = performance.now();
+    try {
+      await p.warm();
+      warmed.push({ plugin: p.name, ms: Math.round(performance.now() - t) });
+    } catch (e) {
+      logger.warn({ plugin: p.name, err: String(e) }, 'plugin warm-up failed; its first use pays for it');
+    }
+  }
+  logger.info({ warmed, ms: Math.round(performance.now() - began) }, 'warm-up done');
 }

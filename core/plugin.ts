@@ -33,6 +33,15 @@ export interface PluginBase<N extends string = string, K extends PluginKind = Pl
   readonly errors?: readonly ErrorSpec[];
   /** Acquire resources (workers, pools). Called once at boot, in dependency order. */
   readonly start?: () => Promise<void> | void;
+  /**
+   * Pay first-use costs now (loading a large module, building a cache), so
+   * no request waits on them: the event loop is single-threaded, and a
+   * second spent loading a module on a request's path is a second every
+   * request in flight waits. Called once at boot, after start and before the
+   * server listens, when warm-up is on (SCOUR_WARMUP, on by default). It must
+   * not acquire what stop would have to release, and it must be safe to skip.
+   */
+  readonly warm?: () => Promise<void> | void;
   /** Release them. Called at shutdown, in reverse order. */
   readonly stop?: () => Promise<void> | void;
 }

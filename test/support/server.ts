@@ -71,6 +71,8 @@ export async function startScour(adapter: AdapterKind, settings: Partial<Setting
       dataDir,
       toolsRateLimit: { limit: 1_000_000, windowSeconds: 60 },
       shutdownTimeoutMs: 5_000,
+      // Warm-up is a boot-time cost with nothing to test in most suites; test/http/warmup.test.ts covers it.
+      warmup: false,
       ...settings,
     },
   });

@@ -945,6 +945,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         await lease.close();
       }
     },
+    // Loading Playwright and Crawlee's browser pool takes about a second of the event loop; at boot, not on the first render.
+    async warm() {
+      await loadPoolModule();
+    },
     stop,
     fetch,
   });

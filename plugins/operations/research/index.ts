@@ -38,6 +38,7 @@ import { gather, type GatherResult, type ScrapedPage } from './gather.js';
 import { planResearch, type DepthSettings } from './plan.js';
 import { readSources } from './read.js';
 import { assembleReport, type StageTiming } from './report.js';
+import { warmCitations } from './citations.js';
 import { researchJobs } from './job.js';
 import { checkResearch, ResearchAccepted, ResearchJobStatus, ResearchRequest, ResearchResponse } from './request.js';
 
@@ -330,6 +331,8 @@ export function createResearchOperation(options: ResearchOptions) {
     description: 'POST /v1/research: sub-queries through the search providers, sources read from the index or scraped, insights with verbatim evidence, citations, exports.',
     dependsOn: ['operation-scrape'],
     errors: ['SearchUnavailable', 'TargetNotAllowed'].map(errorSpec),
+    // The default citation style's citeproc engine (half a second to build); the other styles are built on first use.
+    warm: () => warmCitations(['apa']),
     routes(host: PluginHost) {
       const missing = options.providers.filter((id) => !(host.registry.byKind('search-provider') as unknown as SearchProviderPlugin[]).some((p) => p.id === id));
       if (missing.length > 0) throw new Error(`SCOUR_SEARCH_PROVIDERS names ${missing.join(', ')}, but no search-provider plugin has that id`);
