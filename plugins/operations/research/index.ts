@@ -186,6 +186,9 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
       const warnings: { code: string; message: string }[] = [];
       for (const a of analysers) {
         if (!a.applies(ctx.input)) continue;
+        // Analysers are synchronous CPU work: let the event loop serve other requests between them
+        // (an await alone only drains microtasks), so a research request stalls others for at most one analyser.
+        await nextTurn();
         const t0 = performance.now();
         try {
           const out = await a.analyse(ctx.corpus, so as AnalysisSoFar);
@@ -323,6 +326,9 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
 }
 
 type Warn = { code: string; message: string };
+/** Resolves after the event loop has run its pending I/O callbacks (setImmediate runs after the poll phase). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 type ReportAnalyses = { id: string; method: string; fields: Readonly<Record<string, unknown>>; notes: readonly string[] }[];
 
 export function createResearchOperation(options: ResearchOptions) {
