@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CITATION_FORMATS, type CitationFormat, type ResearchSource, type SourceMeta } from '../../core/research.js';
-import { cslItemOf, cslName, fallbackCitation, formatCitation, formatCitations, isOrganisationName } from '../../plugins/operations/research/citations.js';
+import { CSL_MEMO_MAX, cslItemOf, cslMemoSize, cslName, fallbackCitation, formatCitation, formatCitations, isOrganisationName, resetCslMemo } from '../../plugins/operations/research/citations.js';
 
 const FETCHED = Date.UTC(2024, 4, 2, 10, 30); // 2 May 2024, the accessed date everywhere
 
@@ -203,6 +203,44 @@ describe('determinism', () => {
       vi.useRealTimers();
     }
     expect(JSON.stringify(all())).not.toContain('2031');
+  });
+});
+
+describe('the citeproc memo', () => {
+  afterEach(() => resetCslMemo());
+
+  it('answers exactly what citeproc makes, per style, source and number', () => {
+    const styles = CITATION_FORMATS.filter((f) => f !== 'bibtex' && f !== 'ris');
+    const fresh = (f: CitationFormat, n: number) => {
+      resetCslMemo();
+      return formatCitation(news, f, n);
+    };
+    const expected = styles.flatMap((f) => [fresh(f, 2), fresh(f, 7)]);
+    resetCslMemo();
+    for (let round = 0; round < 3; round++) {
+      expect(styles.flatMap((f) => [formatCitation(news, f, 2), formatCitation(news, f, 7)])).toEqual(expected);
+    }
+    // One entry per (style, item): the number is applied to the entry afterwards, so 2 and 7 share one.
+    expect(cslMemoSize()).toBe(styles.length);
+    // A source differing in one field is another entry, with its own text.
+    const other = formatCitation({ ...news, meta: { ...news.meta, title: 'Markets fall' } }, 'apa', 2);
+    expect(other).toContain('Markets fall');
+    expect(cslMemoSize()).toBe(styles.length + 1);
+  });
+
+  it('stays within its bound, dropping the least recently used entry first', () => {
+    expect(CSL_MEMO_MAX).toBeGreaterThan(0);
+    resetCslMemo(3);
+    const page = (n: number) => source(`src_${n}`, `https://example.org/p/${n}`, { title: `Page ${n}`, cslType: 'webpage' });
+    const first = formatCitation(page(1), 'apa', 1);
+    formatCitation(page(2), 'apa', 2);
+    formatCitation(page(3), 'apa', 3);
+    formatCitation(page(1), 'apa', 1); // 1 is now the most recent; 2 the least
+    formatCitation(page(4), 'apa', 4);
+    expect(cslMemoSize()).toBe(3);
+    for (let n = 5; n < 12; n++) formatCitation(page(n), 'apa', n);
+    expect(cslMemoSize()).toBe(3);
+    expect(formatCitation(page(1), 'apa', 1)).toBe(first);
   });
 });
 
