@@ -294,7 +294,7 @@ function cheerioRound(urls, warmUrls, concurrency) {
       child.kill('SIGKILL');
       if (!m.ok) return reject(new Error(`crawler failed: ${m.error}\n${out}`));
       const r = m.result;
-      resolve({ wall_ms: r.wallMs, pages: r.pages, failed: r.failed, failures: r.failures, mean_links: r.linkCount / Math.max(1, r.pages), peak_rss: hwm || mem.rss_sampled, peak_pss: mem.pss_sampled });
+      resolve({ wall_ms: r.wallMs, cpu_s: r.cpuS, pages: r.pages, failed: r.failed, failures: r.failures, mean_links: r.linkCount / Math.max(1, r.pages), peak_rss: hwm || mem.rss_sampled, peak_pss: mem.pss_sampled });
     });
     child.send({ urls, warmUrls, concurrency });
   });
@@ -408,6 +408,11 @@ try {
     `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, first byte at ${fmt(median(pick('scour', 'first_byte_ms')))} s, last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` In-process: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
     '',
   ];
+  // The CPU floor: the least wall time the server's CPU allows on this machine's cores, were it perfectly parallel.
+  const scourCpu = median(pick('scour', 'server_cpu_s'));
+  const cheerioCpu = median(pick('cheerio', 'cpu_s'));
+  const floorRatio = (scourCpu / cores) / (cheerio.median_ms / 1000);
+  lines.push(`CPU: Scour's server ${scourCpu.toFixed(2)} s, Cheerio's crawler ${cheerioCpu.toFixed(2)} s for the ${N_URLS} pages (medians). On ${cores} cores Scour's CPU alone needs at least ${(scourCpu / cores).toFixed(2)} s of wall time, ${floorRatio.toFixed(2)} x Cheerio's median time (the CPU floor of the ratio).`, '');
   if (SINGLE > 0) {
     lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; in-process p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
   }
@@ -435,7 +440,7 @@ try {
       plan: server.usage.plan ?? 'unicorn (bootstrap key)', body: { ...EXTRACTORS, concurrent_requests: CONCURRENCY },
       configuration: 'embedded (SQLite, in-process limiter), fresh data directory', target: 'loopback node:http serving the Zyte pages decompressed',
     },
-    scour, inprocess: inprocess ?? null, cheerio, ratio_median: ratio, ratio_inprocess_median: ratioInprocess ?? null, target_ratio: TARGET_RATIO,
+    scour, inprocess: inprocess ?? null, cheerio, cpu: { scour_server_s: scourCpu, cheerio_crawler_s: cheerioCpu, cores, floor_ratio: floorRatio }, ratio_median: ratio, ratio_inprocess_median: ratioInprocess ?? null, target_ratio: TARGET_RATIO,
     single: SINGLE > 0 ? { scour_ms: single.scour, inprocess_ms: single.baseline, scour_p50_ms: singleP50, inprocess_p50_ms: singleBaseP50 ?? null } : null,
     rounds, sweep, fastest_concurrency: best?.concurrent_requests ?? null, targets, unit: { time: 'ms', memory: 'bytes' },
   };

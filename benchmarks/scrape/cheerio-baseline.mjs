@@ -78,10 +78,13 @@ async function crawl(urls, concurrency) {
     },
   }, config);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const stats = await crawler.run(urls.map((url) => ({ url })));
   const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
   await crawler.teardown?.().catch?.(() => undefined);
-  return { pages: handled, failed, wallMs, textChars, linkCount, failures, finished: stats.requestsFinished, crawleeFailed: stats.requestsFailed };
+  return { pages: handled, failed, wallMs, cpuS, textChars, linkCount, failures, finished: stats.requestsFinished, crawleeFailed: stats.requestsFailed };
 }
 
 process.once('message', async ({ urls, warmUrls, concurrency }) => {
