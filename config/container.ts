@@ -248,7 +248,6 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       await p.start?.();
       started.push(p);
     }
-    if (settings.warmup) await warmPlugins(order, logger);
   } catch (e) {
     await stopPlugins();
     await closeAll();
@@ -257,11 +256,18 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   const jobs = createJobs({ settings, store: jobStore, clock, logger, role: options.role ?? 'serve' });
   // Built-in extractors in worker threads, importing the module this process loaded; closed on stop, after the jobs that use it.
-  const extraction = options.extraction ?? new ExtractionPool({
+  const pool = options.extraction === undefined ? new ExtractionPool({
     workers: settings.extractionWorkers, timeoutMs: settings.extractionTimeoutMs, inlineBelow: settings.extractionInlineBelow,
     module: new URL('../plugins/extractors/index.js', import.meta.url), local: { parse: parsePage, extractors: builtinExtractors }, logger,
-  });
-  if (options.extraction === undefined) closers.push(() => extraction.close());
+  }) : undefined;
+  if (pool !== undefined) closers.push(() => pool.close());
+  const extraction: ExtractionPort = options.extraction ?? pool!;
+  if (settings.warmup) {
+    const parts: WarmPart[] = order.flatMap((p) => (p.warm === undefined ? [] : [{ name: p.name, warm: p.warm }]));
+    // The extraction workers, started now rather than by the first large page (each loads the extractors: a few hundred ms of a core).
+    if (pool !== undefined) parts.push({ name: 'extraction-pool', warm: () => pool.start() });
+    await warmUp(parts, logger);
+  }
   const routes: Route<any, any>[] = [];
   const host: PluginHost = {
     jobs: jobs.host,
@@ -335,21 +341,25 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   };
 }
 
+interface WarmPart {
+  readonly name: string;
+  readonly warm: () => Promise<void> | void;
+}
+
 /**
- * The plugins' first-use costs, paid before the server listens (PluginBase.warm).
+ * First-use costs, paid before the server listens (PluginBase.warm, and the extraction workers).
  * A warm-up that fails is logged and skipped: the cost is then paid on first use, as without it.
  */
-async function warmPlugins(plugins: readonly PluginBase[], logger: Logger): Promise<void> {
+async function warmUp(parts: readonly WarmPart[], logger: Logger): Promise<void> {
   const began = performance.now();
-  const warmed: { plugin: string; ms: number }[] = [];
-  for (const p of plugins) {
-    if (p.warm === undefined) continue;
+  const warmed: { part: string; ms: number }[] = [];
+  for (const p of parts) {
     const t = performance.now();
     try {
       await p.warm();
-      warmed.push({ plugin: p.name, ms: Math.round(performance.now() - t) });
+      warmed.push({ part: p.name, ms: Math.round(performance.now() - t) });
     } catch (e) {
-      logger.warn({ plugin: p.name, err: String(e) }, 'plugin warm-up failed; its first use pays for it');
+      logger.warn({ part: p.name, err: String(e) }, 'warm-up failed; its first use pays for it');
     }
   }
   logger.info({ warmed, ms: Math.round(performance.now() - began) }, 'warm-up done');

@@ -7,11 +7,13 @@
  * and skipped; warmup: false runs none.
  */
 import { describe, expect, it } from 'vitest';
-import type { OperationPlugin } from '../../core/plugin.js';
+import type { ExtractionPool } from '../../adapters/extraction-pool/pool.js';
+import type { OperationPlugin, PluginHost } from '../../core/plugin.js';
 import { startScour } from '../support/server.js';
 
+let host: PluginHost | undefined;
 function probe(warm: () => void | Promise<void>): OperationPlugin {
-  return { kind: 'operation', name: 'operation-warm-probe', routes: () => [], warm };
+  return { kind: 'operation', name: 'operation-warm-probe', routes: (h) => { host = h; return []; }, warm };
 }
 
 const warmLine = (logs: readonly string[]) => logs.map((l) => JSON.parse(l) as Record<string, any>).find((l) => l.msg === 'warm-up done');
@@ -21,7 +23,7 @@ describe('warm-up at boot', () => {
     let calls = 0;
     let listeningDuringWarm: boolean | undefined;
     let url: string | undefined;
-    const s = await startScour('uws', { warmup: true }, {
+    const s = await startScour('uws', { warmup: true, extractionWorkers: 2 }, {
       plugins: [probe(async () => {
         calls++;
         // createScour has not returned: nothing can have listened yet.
@@ -34,9 +36,13 @@ describe('warm-up at boot', () => {
       expect(listeningDuringWarm).toBe(false);
       const line = warmLine(s.logs);
       expect(line).toBeDefined();
-      const names = (line!.warmed as { plugin: string; ms: number }[]).map((w) => w.plugin);
-      expect(names).toEqual(expect.arrayContaining(['fetcher-browser', 'operation-research', 'operation-warm-probe']));
+      const names = (line!.warmed as { part: string; ms: number }[]).map((w) => w.part);
+      expect(names).toEqual(expect.arrayContaining(['fetcher-browser', 'operation-research', 'operation-warm-probe', 'extraction-pool']));
       for (const w of line!.warmed as { ms: number }[]) expect(Number.isInteger(w.ms) && w.ms >= 0).toBe(true);
+      // The extraction workers are up before the first page.
+      const stats = (host!.extraction as ExtractionPool).stats();
+      expect(stats.workers).toBe(2);
+      expect(stats.ready).toBe(2);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     } finally {
       await s.stop();
@@ -46,10 +52,10 @@ describe('warm-up at boot', () => {
   it('a warm-up that throws is logged and skipped; the server still starts and serves', async () => {
     const s = await startScour('node', { warmup: true }, { plugins: [probe(() => { throw new Error('cannot warm'); })] });
     try {
-      const failed = s.logs.map((l) => JSON.parse(l) as Record<string, any>).find((l) => l.msg?.startsWith('plugin warm-up failed'));
-      expect(failed?.plugin).toBe('operation-warm-probe');
+      const failed = s.logs.map((l) => JSON.parse(l) as Record<string, any>).find((l) => l.msg?.startsWith('warm-up failed'));
+      expect(failed?.part).toBe('operation-warm-probe');
       expect(failed?.err).toContain('cannot warm');
-      const names = (warmLine(s.logs)!.warmed as { plugin: string }[]).map((w) => w.plugin);
+      const names = (warmLine(s.logs)!.warmed as { part: string }[]).map((w) => w.part);
       expect(names).not.toContain('operation-warm-probe');
       expect(names).toContain('operation-research');
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
@@ -60,9 +66,11 @@ describe('warm-up at boot', () => {
 
   it('warmup: false runs none', async () => {
     let calls = 0;
-    const s = await startScour('uws', { warmup: false }, { plugins: [probe(() => { calls++; })] });
+    const s = await startScour('uws', { warmup: false, extractionWorkers: 2 }, { plugins: [probe(() => { calls++; })] });
     try {
       expect(calls).toBe(0);
+      // The workers start with the first page that needs one, not at boot.
+      expect((host!.extraction as ExtractionPool).stats().ready).toBe(0);
       expect(warmLine(s.logs)).toBeUndefined();
     } finally {
       await s.stop();
