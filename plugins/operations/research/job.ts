@@ -48,7 +48,10 @@ export function researchJobView(job: JobView): Record<string, unknown> {
   const stored = job.request as StoredResearch;
   const item = job.items[0];
   const progress = job.progress as Partial<Progress> | null;
-  const done = item !== undefined && item.status === 'completed';
+  // The item is finished (and charged) a moment before the job is marked finished; until then the job
+  // is shown running, without its result or error, so a view never says running with a report in it.
+  const finished = job.status === 'completed' || job.status === 'failed';
+  const done = finished && item !== undefined && item.status === 'completed';
   return {
     job_id: job.id,
     status: job.status,
@@ -67,7 +70,7 @@ export function researchJobView(job: JobView): Record<string, unknown> {
     callback_url: job.callbackUrl,
     credits_used: done ? job.pricePerUrl : 0,
     result: done ? item.result : null,
-    error: item?.status === 'failed' ? item.error : null,
+    error: finished && item?.status === 'failed' ? item.error : null,
     webhook: {
       deliveries: job.deliveries.map((d) => ({
         delivery_id: d.id, event: d.event, status: d.status, attempts: d.attempts, next_attempt_at: iso(d.nextAttemptAt),
