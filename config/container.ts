@@ -256,9 +256,12 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   const jobs = createJobs({ settings, store: jobStore, clock, logger, role: options.role ?? 'serve' });
   // Built-in extractors in worker threads, importing the module this process loaded; closed on stop, after the jobs that use it.
+  // The HTTP app, once built: a single scrape's page stays in-process only while no other request is in flight.
+  let appRef: HttpApp | undefined;
   const pool = options.extraction === undefined ? new ExtractionPool({
     workers: settings.extractionWorkers, timeoutMs: settings.extractionTimeoutMs, inlineBelow: settings.extractionInlineBelow,
     module: new URL('../plugins/extractors/index.js', import.meta.url), local: { parse: parsePage, extractors: builtinExtractors }, logger,
+    othersInFlight: () => Math.max(0, (appRef?.activeRequests ?? 1) - 1),
   }) : undefined;
   if (pool !== undefined) closers.push(() => pool.close());
   const extraction: ExtractionPort = options.extraction ?? pool!;
@@ -292,6 +295,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     bodyLimit: settings.bodyLimit,
     corsOrigins: settings.corsOrigins,
   });
+  appRef = app;
   c.register(TOKENS.HttpApp, { useValue: app });
   mcp.attach(app);
 

@@ -22,6 +22,14 @@ export interface ExtractionRequest {
   readonly page: PageSource;
   readonly ids: readonly string[];
   readonly options: Readonly<Record<string, unknown>>;
+  /**
+   * true: the caller's only page (a single scrape), which a port may extract
+   * in-process when nothing else is in flight (the hop to another thread
+   * would only add latency); false: one of a batch (bulk, crawl, research,
+   * search enrichment), which goes where it runs in parallel. Unset: the
+   * port decides from the load alone.
+   */
+  readonly alone?: boolean;
 }
 
 /** Each asked-for extractor's value, or the message it threw (one extractor's failure is its own, as in-process). */

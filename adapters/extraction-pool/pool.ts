@@ -17,13 +17,16 @@
  *     turns with the main thread, adding CPU and no parallelism
  *     (bench:scrape holds the server to one core: -12 to -19% throughput
  *     with every page in workers, none with this rule);
- *   - a lone page on a quiet server (no page in the pool, the event loop
- *     less than LONE_ELU busy since the previous page) under
- *     ALWAYS_POOLED_CHARS: the main thread would only wait for the worker,
- *     and the hop (two copies, two thread wake-ups) adds 1-1.5 ms to a
- *     180 KB page. Such a page has no deadline, as every page had before
- *     the pool; pages from ALWAYS_POOLED_CHARS up always get one, and so
- *     does every page while the server is busy.
+ *   - a lone page on a quiet server under ALWAYS_POOLED_CHARS: the main
+ *     thread would only wait for the worker, and the hop (two copies, two
+ *     thread wake-ups) adds 1-1.5 ms to a 180 KB page. Lone: the caller
+ *     says so (`alone`: a single scrape) and no other request is in flight
+ *     (`othersInFlight`), with no page in the pool; a page of a batch
+ *     (`alone: false`) always goes to a worker. Without those hints, the
+ *     event loop less than LONE_ELU busy since the previous page counts as
+ *     quiet. Such a page has no deadline, as every page had before the
+ *     pool; pages from ALWAYS_POOLED_CHARS up always get one, and so does
+ *     every page while the server is busy.
  * - Back-pressure: at most `maxQueue` pages wait for a worker (default
  *   QUEUE_PER_WORKER per worker); past that, callers wait their turn (FIFO)
  *   before their page is queued. The queue never grows past its bound; the
@@ -103,6 +106,12 @@ export interface ExtractionPoolOptions {
   readonly testHooks?: boolean;
   /** false: every page of `inlineBelow` characters or more goes to a worker, whatever the load and the cores (tests, benchmarks). Default true. */
   readonly adaptive?: boolean;
+  /**
+   * Requests in flight besides the caller's (the HTTP app's count minus one):
+   * a page sent `alone` stays in-process only when this is 0. Unset: the
+   * event loop's utilisation since the previous page decides (LONE_ELU).
+   */
+  readonly othersInFlight?: () => number;
   readonly logger?: Logger;
 }
 
@@ -188,6 +197,7 @@ export class ExtractionPool implements ExtractionPort {
   private degradedUntil = 0;
   private closing: Promise<void> | undefined;
   private readonly adaptive: boolean;
+  private readonly othersInFlight: (() => number) | undefined;
   private cores = 0;
   private coresAt = -Infinity;
   private elu: EventLoopUtilization | undefined;
@@ -206,6 +216,7 @@ export class ExtractionPool implements ExtractionPort {
     this.youngGenMb = options.youngGenMb ?? WORKER_YOUNG_MB;
     this.logger = options.logger;
     this.adaptive = options.adaptive !== false;
+    this.othersInFlight = options.othersInFlight;
   }
 
   runs(extractor: object): boolean {
@@ -214,7 +225,7 @@ export class ExtractionPool implements ExtractionPort {
 
   extract(request: ExtractionRequest): Effect.Effect<ExtractionResult, ExtractionFailure> {
     if (this.closing !== undefined) return Effect.fail(stopping());
-    if (!this.route(typeof request.page.html === 'string' ? request.page.html.length : 0)) return this.inline(request);
+    if (!this.route(typeof request.page.html === 'string' ? request.page.html.length : 0, request.alone)) return this.inline(request);
     return Effect.callback<ExtractionResult, ExtractionFailure>((resume) => {
       const job: Job = { message: { id: this.nextId++, page: request.page, ids: request.ids, options: request.options }, resume, state: 'waiting' };
       this.submit(job);
@@ -223,7 +234,7 @@ export class ExtractionPool implements ExtractionPort {
   }
 
   /** Whether a page of `size` characters goes to a worker (see the module's comment). */
-  private route(size: number): boolean {
+  private route(size: number, alone: boolean | undefined): boolean {
     if (this.size === 0 || size < this.inlineBelow || Date.now() < this.degradedUntil) return false;
     if (!this.adaptive) return true;
     const now = performance.now();
@@ -237,6 +248,11 @@ export class ExtractionPool implements ExtractionPort {
     const busy = performance.eventLoopUtilization(this.elu).utilization;
     this.elu = performance.eventLoopUtilization();
     if (this.queue.length + this.waiting.length > 0 || this.slots.some((s) => s.job !== undefined)) return true;
+    // A page of a batch: the workers run it beside its siblings.
+    if (alone === false) return true;
+    // The caller's only page: in-process when no other request is in flight. The utilisation cannot tell:
+    // one client sending scrapes one after another keeps the loop busy with its own previous requests.
+    if (alone === true && this.othersInFlight !== undefined) return this.othersInFlight() > 0;
     return busy >= LONE_ELU;
   }
 

@@ -425,7 +425,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
    * the page at all (a crashed or hung worker: TargetResponseInvalid).
    */
   const runExtractorsOn = (
-    source: PageSource, page: () => Page, xs: readonly ExtractorPlugin[], options: Readonly<Record<string, unknown>>,
+    source: PageSource, page: () => Page, xs: readonly ExtractorPlugin[], options: Readonly<Record<string, unknown>>, alone: boolean,
   ): Effect.Effect<readonly Ran[], ExtractionFailure> => {
     const port = host.extraction;
     const pooled: number[] = [];
@@ -433,7 +433,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     xs.forEach((x, n) => (port?.runs(x) ? pooled : here).push(n));
     const out: Ran[] = new Array(xs.length);
     const remote = pooled.length === 0 ? Effect.void : Effect.map(
-      port!.extract({ page: source, ids: pooled.map((n) => xs[n]!.id), options }),
+      port!.extract({ page: source, ids: pooled.map((n) => xs[n]!.id), options, alone }),
       (res) => {
         for (const n of pooled) {
           const id = xs[n]!.id;
@@ -503,7 +503,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       }
       const runs = steps.filter((s): s is Extract<Step, { x: ExtractorPlugin }> => 'x' in s);
       const options = i.country === undefined ? {} : { country: i.country };
-      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options), (ran): Extraction => {
+      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options, (ctx as { extractAlone?: boolean }).extractAlone === true), (ran): Extraction => {
         const outcome = new Map(runs.map((s, n) => [s, ran[n]!]));
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};
@@ -534,6 +534,17 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
         return { builtins, extracted, extractorErrors: errors, source, undelivered, readable: html || TEXTUAL.test(media) };
       });
     },
+  };
+
+  /**
+   * The extract stage of POST /v1/scrape: the request's page is its only one
+   * (ExtractionRequest.alone), so on a quiet server it is extracted without
+   * the hop to a worker. Marked on the context (the pipeline's contexts are
+   * per request), so the index stage's extraction says the same.
+   */
+  const loneExtractStage = {
+    name: extractStage.name,
+    run: (ctx: Parameters<typeof extractStage.run>[0]) => extractStage.run(Object.assign(ctx, { extractAlone: true })),
   };
 
   const storeScreenshot = {
@@ -583,7 +594,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       const missing = (['meta_data', 'main_content'] as const).filter((id) => ctx.builtins[id] === undefined && builtin(id) !== undefined);
       const more = missing.length === 0
         ? Effect.succeed({} as Record<string, unknown> | undefined)
-        : Effect.map(runExtractorsOn(ctx.source, () => parsePage(ctx.source), missing.map((id) => builtin(id)!), {}), (ran) =>
+        : Effect.map(runExtractorsOn(ctx.source, () => parsePage(ctx.source), missing.map((id) => builtin(id)!), {}, (ctx as { extractAlone?: boolean }).extractAlone === true), (ran) =>
           // An extractor that fails leaves the page out of the index, as when it ran here.
           (ran.every((o) => o.ok) ? Object.fromEntries(missing.map((id, n) => [id, (ran[n] as { value: unknown }).value])) : undefined));
       return Effect.catch(Effect.flatMap(more, (extra) => Effect.promise(async () => {
@@ -635,7 +646,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
     return out;
   };
 
-  return { requestCheck, optionIssues, optionsProblem, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape };
+  return { requestCheck, optionIssues, optionsProblem, precheck, fetchStage, judge, extractStage, loneExtractStage, storeScreenshot, indexStage, shape };
 }
 
 export function createScrapeOperation(options: ScrapeOptions) {
@@ -645,7 +656,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     dependsOn: ['fetcher-http'],
     errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
     routes(host) {
-      const { requestCheck, precheck, fetchStage, judge, extractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
+      const { requestCheck, precheck, fetchStage, judge, loneExtractStage, storeScreenshot, indexStage, shape } = scrapeStages(host, options);
       /** Only what was delivered is charged: the hold, less the options this page could not give. */
       const charge = {
         name: 'charge',
@@ -676,7 +687,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(i)))
           .then(fetchStage)
           .then(judge)
-          .then(extractStage)
+          .then(loneExtractStage)
           .then(storeScreenshot)
           .then(charge)
           .then(host.stages.bill)

@@ -14,7 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { ExtractionPool } from '../../adapters/extraction-pool/pool.js';
+import type { OperationPlugin, PluginHost } from '../../core/plugin.js';
 import { builtinExtractors, parsePage } from '../../plugins/extractors/index.js';
 import { startScour, type Running } from '../support/server.js';
 import { ARTICLE_DIR, startTargetSite, type TargetSite } from '../support/target-site.js';
@@ -182,5 +185,59 @@ describe('extraction pool behind the server', () => {
     expect(started.length).toBeGreaterThanOrEqual(2);
     await s.stop();
     expect([...jsThreads()].filter((t) => started.includes(t))).toEqual([]);
+  }, 60_000);
+});
+
+describe('where a page is extracted, behind the real server (SCOUR_EXTRACTION_WORKERS=2, adaptive)', () => {
+  let site: TargetSite;
+  let s: Running;
+  let key: string;
+  let host: PluginHost | undefined;
+  let articles: string[];
+  beforeAll(async () => {
+    requireSharedData();
+    site = await startTargetSite();
+    s = await startScour('uws', { adminToken: ADMIN, allowPrivateTargets: 'loopback', extractionWorkers: 2 }, {
+      plugins: [{ kind: 'operation', name: 'operation-pool-probe', routes: (h: PluginHost) => { host = h; return []; } } as OperationPlugin],
+    });
+    key = await account(s.url);
+    // Articles under 256 KiB (larger ones always get a worker).
+    articles = readdirSync(ARTICLE_DIR).sort().map((f) => f.slice(0, -'.html.gz'.length))
+      .filter((id) => { const n = gunzipSync(readFileSync(join(ARTICLE_DIR, `${id}.html.gz`))).toString('utf8').length; return n >= 8192 && n < 200 * 1024; })
+      .slice(0, 3);
+    expect(articles).toHaveLength(3);
+  }, 60_000);
+  afterAll(async () => {
+    await s?.stop();
+    await site?.close();
+  });
+  const stats = () => (host!.extraction as ExtractionPool).stats();
+  const urlOf = (id: string, n: number) => `${site.url}/article?id=${id}&n=${n}`;
+
+  it('single scrapes one at a time stay in the main thread; a bulk, and a single scrape beside another request, use the workers', async () => {
+    const two = availableParallelism() >= 2;
+    const before = stats();
+    for (const [n, id] of articles.entries()) {
+      const r = await post(s.url, '/v1/scrape', key, { url: urlOf(id, n), ...EVERYTHING });
+      expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+    }
+    const afterSingles = stats();
+    expect(afterSingles.pooled - before.pooled).toBe(0);
+    expect(afterSingles.inline - before.inline).toBe(3);
+
+    const bulk = await post(s.url, '/v1/scrape/bulk', key, { urls: articles.map((id, n) => urlOf(id, 10 + n)), ...EVERYTHING });
+    expect(bulk.status, JSON.stringify(bulk.body).slice(0, 300)).toBe(200);
+    expect(bulk.body.succeeded).toBe(3);
+    const afterBulk = stats();
+    // Pages of a batch go to the workers (on one usable core they stay here: nothing would run in parallel).
+    expect(afterBulk.pooled - afterSingles.pooled).toBe(two ? 3 : 0);
+
+    // A slow request in flight meanwhile: the single scrape's page goes to a worker, so the main thread stays free for it.
+    const slow = post(s.url, '/v1/scrape', key, { url: `${site.url}/slow?ms=1500` });
+    await new Promise((r) => setTimeout(r, 200));
+    const r = await post(s.url, '/v1/scrape', key, { url: urlOf(articles[0]!, 20), ...EVERYTHING });
+    expect(r.status).toBe(200);
+    expect((await slow).status).toBe(200);
+    expect(stats().pooled - afterBulk.pooled).toBe(two ? 1 : 0);
   }, 60_000);
 });

@@ -267,6 +267,41 @@ describe('extraction pool: back-pressure and lifecycle', () => {
     }
   }, 60_000);
 
+  it('a page sent alone (a single scrape) stays in this thread while no other request is in flight, busy loop or not; a page of a batch always goes to a worker', async () => {
+    let others = 0;
+    const p = pool({ workers: 2, adaptive: true, othersInFlight: () => others });
+    const spin = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until) { /* the main thread busy */ } };
+    const send = (alone: boolean) => Effect.runPromiseExit(p.extract({ page: source(PAGE), ids: ['text_content'], options: {}, alone }));
+    try {
+      await p.start();
+      if (availableParallelism() < 2) {
+        // One usable core: every page under 256 KiB stays here, alone or not.
+        expect((await Promise.all([send(true), send(false)])).every(Exit.isSuccess)).toBe(true);
+        expect(p.stats()).toMatchObject({ inline: 2, pooled: 0 });
+        return;
+      }
+      // The loop was busy (with this client's own previous request, say), but nothing else is in flight: here.
+      spin(30);
+      expect(Exit.isSuccess(await send(true))).toBe(true);
+      expect(p.stats()).toMatchObject({ inline: 1, pooled: 0 });
+      // Another request in flight: a worker, so this thread stays free for it.
+      others = 1;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(Exit.isSuccess(await send(true))).toBe(true);
+      expect(p.stats()).toMatchObject({ inline: 1, pooled: 1 });
+      // A page of a batch on a quiet server: a worker, beside its siblings.
+      others = 0;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(Exit.isSuccess(await send(false))).toBe(true);
+      expect(p.stats()).toMatchObject({ inline: 1, pooled: 2 });
+      // Alone but 256 KiB or more: a worker (and its deadline) all the same.
+      expect(Exit.isSuccess(await Effect.runPromiseExit(p.extract({ page: source(`${PAGE}${'<p>x</p>'.repeat(40_000)}`), ids: ['text_content'], options: {}, alone: true })))).toBe(true);
+      expect(p.stats()).toMatchObject({ inline: 1, pooled: 3 });
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+
   it('works in-process for a while when its workers cannot start, instead of failing every page', async () => {
     const p = pool({ workers: 1, module: new URL('./no-such-module.js', import.meta.url) });
     try {
