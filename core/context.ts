@@ -18,8 +18,25 @@ export class ReplyMeta {
 
   /** A numeric header value: nothing to check. */
   setNumber(name: string, value: number): void {
-    this.headers.push(name, String(value));
+    this.headers.push(name, numberText(value));
   }
+}
+
+// The decimal text of recent numbers, direct-mapped by their low bits. Header numbers
+// repeat from one answer to the next (a rate limit, its window, the window's end), and
+// String() of a number past 2^30 (an epoch second) is a slow conversion every time.
+const NUMBER_SLOTS = 64;
+const numberKeys = new Float64Array(NUMBER_SLOTS).fill(Number.NaN);
+const numberTexts: string[] = new Array<string>(NUMBER_SLOTS).fill('');
+
+/** String(n), remembered: equal numbers have equal text (0 and -0 both print "0"; NaN is never found). */
+function numberText(n: number): string {
+  const slot = n & (NUMBER_SLOTS - 1);
+  if (numberKeys[slot] === n) return numberTexts[slot]!;
+  const text = String(n);
+  numberKeys[slot] = n;
+  numberTexts[slot] = text;
+  return text;
 }
 
 /**
