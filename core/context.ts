@@ -16,27 +16,32 @@ export class ReplyMeta {
     this.headers.push(name, value);
   }
 
-  /** A numeric header value: nothing to check. */
-  setNumber(name: string, value: number): void {
-    this.headers.push(name, numberText(value));
+  /**
+   * A numeric header value: nothing to check. `memo` remembers the text of
+   * a number that repeats from one answer to the next (see NumberText).
+   */
+  setNumber(name: string, value: number, memo?: NumberText): void {
+    this.headers.push(name, memo === undefined ? String(value) : memo.of(value));
   }
 }
 
-// The decimal text of recent numbers, direct-mapped by their low bits. Header numbers
-// repeat from one answer to the next (a rate limit, its window, the window's end), and
-// String() of a number past 2^30 (an epoch second) is a slow conversion every time.
-const NUMBER_SLOTS = 64;
-const numberKeys = new Float64Array(NUMBER_SLOTS).fill(Number.NaN);
-const numberTexts: string[] = new Array<string>(NUMBER_SLOTS).fill('');
+/**
+ * The decimal text of the last number it was given. For header numbers that
+ * repeat on every answer (a rate limit, its window, the window's end):
+ * String() of an epoch second, past 2^30 and so not a small integer, is a
+ * slow conversion each time, and equal numbers have equal text.
+ */
+export class NumberText {
+  private n = Number.NaN;
+  private text = 'NaN';
 
-/** String(n), remembered: equal numbers have equal text (0 and -0 both print "0"; NaN is never found). */
-function numberText(n: number): string {
-  const slot = n & (NUMBER_SLOTS - 1);
-  if (numberKeys[slot] === n) return numberTexts[slot]!;
-  const text = String(n);
-  numberKeys[slot] = n;
-  numberTexts[slot] = text;
-  return text;
+  of(n: number): string {
+    if (n !== this.n) {
+      this.n = n;
+      this.text = String(n);
+    }
+    return this.text;
+  }
 }
 
 /**
