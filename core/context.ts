@@ -16,9 +16,31 @@ export class ReplyMeta {
     this.headers.push(name, value);
   }
 
-  /** A numeric header value: nothing to check. */
-  setNumber(name: string, value: number): void {
-    this.headers.push(name, String(value));
+  /**
+   * A numeric header value: nothing to check. `memo` remembers the text of
+   * a number that repeats from one answer to the next (see NumberText).
+   */
+  setNumber(name: string, value: number, memo?: NumberText): void {
+    this.headers.push(name, memo === undefined ? String(value) : memo.of(value));
+  }
+}
+
+/**
+ * The decimal text of the last number it was given. For header numbers that
+ * repeat on every answer (a rate limit, its window, the window's end):
+ * String() of an epoch second, past 2^30 and so not a small integer, is a
+ * slow conversion each time, and equal numbers have equal text.
+ */
+export class NumberText {
+  private n = Number.NaN;
+  private text = 'NaN';
+
+  of(n: number): string {
+    if (n !== this.n) {
+      this.n = n;
+      this.text = String(n);
+    }
+    return this.text;
   }
 }
 

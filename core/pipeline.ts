@@ -8,9 +8,9 @@
  * flatMaps that fills the same context object (no copies), and stages that
  * completed synchronously are chained without a fiber (see fast-effect.ts).
  */
-import { Effect, Exit } from 'effect';
+import { Effect } from 'effect';
 import type { Finalizer } from './context.js';
-import { chain } from './fast-effect.js';
+import { chain, isCompleted } from './fast-effect.js';
 
 /** The six stages of the design; other names are allowed for plugin stages. */
 export type StageName = 'auth' | 'quota' | 'fetch' | 'extract' | 'analyse' | 'bill' | (string & {});
@@ -62,7 +62,7 @@ export class Pipeline<In, Ctx, E, R> {
       const ctx = input as { finalizers?: Finalizer[] | undefined };
       const eff = step(0, ctx);
       // Completed synchronously: run whatever cleanup was registered, inline when it is synchronous too.
-      if (Exit.isExit(eff)) return ctx.finalizers === undefined ? eff : runFinalizers(ctx.finalizers, eff as Effect.Effect<A, E | E2, R | R2>);
+      if (isCompleted(eff)) return ctx.finalizers === undefined ? eff : runFinalizers(ctx.finalizers, eff as Effect.Effect<A, E | E2, R | R2>);
       return Effect.ensuring(eff, Effect.suspend(() => (ctx.finalizers === undefined ? Effect.void : runFinalizers(ctx.finalizers, Effect.void))));
     };
     return Object.assign(runner, { stageNames: this.names });
@@ -85,7 +85,7 @@ function runFinalizers<A, E, R>(fins: Finalizer[], after: Effect.Effect<A, E, R>
     } catch {
       continue;
     }
-    if (Exit.isExit(e)) continue;
+    if (isCompleted(e)) continue;
     (pending ??= []).push(Effect.ignore(Effect.exit(e)) as Effect.Effect<void>);
   }
   if (pending === undefined) return after;

@@ -4,19 +4,24 @@
  * answer and fails with RateLimited (429) past the limit.
  */
 import { Effect } from 'effect';
-import type { RequestContext } from '../context.js';
+import { NumberText, type RequestContext } from '../context.js';
 import { RateLimited } from '../errors.js';
 import { chain } from '../fast-effect.js';
 import { defineStage } from '../pipeline.js';
 import type { RateDecision, RateLimiter, RateRule } from '../ports.js';
 import type { Admitted, ClientQuotaStage } from '../stages.js';
 
+// The limit, the window and its end repeat from one answer to the next; the remaining count does not.
+const limitText = new NumberText();
+const resetText = new NumberText();
+const windowText = new NumberText();
+
 /** Write the spec 8.3 headers for a decision. */
 export function writeRateHeaders(ctx: RequestContext, d: RateDecision): void {
-  ctx.reply.setNumber('x-ratelimit-limit', d.limit);
+  ctx.reply.setNumber('x-ratelimit-limit', d.limit, limitText);
   ctx.reply.setNumber('x-ratelimit-remaining', d.remaining);
-  ctx.reply.setNumber('x-ratelimit-reset', d.reset);
-  ctx.reply.setNumber('x-ratelimit-window', d.windowSeconds);
+  ctx.reply.setNumber('x-ratelimit-reset', d.reset, resetText);
+  ctx.reply.setNumber('x-ratelimit-window', d.windowSeconds, windowText);
 }
 
 export function clientQuotaStage(limiter: RateLimiter, rule: RateRule, upgradeUrl: string, scope = 'tools'): ClientQuotaStage {

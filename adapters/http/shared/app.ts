@@ -9,6 +9,7 @@
 import { Cause, Effect, Exit } from 'effect';
 import { Packr, Unpackr } from 'msgpackr';
 import { ReplyMeta, type RequestContext } from '../../../core/context.js';
+import { isCompleted } from '../../../core/fast-effect.js';
 import {
   type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, MethodNotAllowed, NotFound,
   PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType,
@@ -87,7 +88,11 @@ export interface CompiledRoute {
   /** JSON text of a success result: compiled from the response schema, or JSON.stringify. */
   readonly serialize: (value: unknown) => string;
   /** The route's second success shape (Route.alternate), compiled. */
-  readonly alternate: { readonly status: number; readonly when: (value: unknown) => boolean; readonly serialize: (value: unknown) => string } | undefined;
+  readonly alternate: {
+    readonly status: number; readonly when: (value: unknown) => boolean; readonly serialize: (value: unknown) => string; readonly frame: HeadFrame | undefined;
+  } | undefined;
+  /** The head frame of a JSON success answer (undefined: the headers are formatted one by one). */
+  readonly frame: HeadFrame | undefined;
 }
 
 export interface Inbound {
@@ -115,7 +120,58 @@ export interface Inbound {
  * the Content-Length GET would have.
  */
 export interface Sink {
-  send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean): void;
+  /** `frame`, when given, is the wire form of part of `headers` (see HeadFrame); a sink may ignore it. */
+  send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean, frame?: HeadFrame): void;
+}
+
+/**
+ * Part of a response head in its HTTP/1.1 wire form, made once per route at
+ * boot, for adapters that write the head as one string (uWS): `lead` is the
+ * status line, the `content-type` line and the start of the `x-request-id`
+ * line (`headers[0]` to `headers[2]`); `trail` is the lines of the last
+ * `trailLength` entries of `headers` (the route's CORS headers). `head()`
+ * formats only what lies between: the request id, and the headers stages
+ * added. Every string joined is a node V8 allocates and then walks again to
+ * flatten the head for uWS, so the frame also remembers, by position, the
+ * stage headers' lines: a header whose name and value are those of the
+ * previous answer (a rate limit, its window and its end) is one piece, and
+ * one whose value changed (the remaining count) is two.
+ */
+export class HeadFrame {
+  private readonly names: string[] = [];
+  private readonly prefixes: string[] = [];
+  private readonly values: string[] = [];
+  private readonly lines: string[] = [];
+
+  constructor(readonly lead: string, readonly trail: string, readonly trailLength: number) {}
+
+  /** The head: the same text as the status line followed by headLines(headers). */
+  head(headers: readonly string[]): string {
+    let head = this.lead + headers[3]!;
+    const end = headers.length - this.trailLength;
+    for (let i = 4, k = 0; i < end; i += 2, k++) {
+      const name = headers[i]!;
+      const value = headers[i + 1]!;
+      if (name !== this.names[k]) {
+        this.names[k] = name;
+        this.prefixes[k] = '\r\n' + name + ': ';
+        this.values[k] = value;
+        this.lines[k] = this.prefixes[k] + value;
+      } else if (value !== this.values[k]) {
+        this.values[k] = value;
+        this.lines[k] = this.prefixes[k] + value;
+      }
+      head += this.lines[k]!;
+    }
+    return head + this.trail;
+  }
+}
+
+/** Header lines in their wire form, each preceded by CRLF (the status line comes first). */
+export function headLines(headers: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i < headers.length; i += 2) out += '\r\n' + headers[i]! + ': ' + headers[i + 1]!;
+  return out;
 }
 
 /** A matched request: the route, its path parameters. HEAD matches the path's GET route. */
@@ -251,6 +307,7 @@ export class HttpApp {
       const json = route.produces === undefined || route.produces === 'json';
       const stamp = json && route.stampRequestId !== false;
       const cors: CorsMode = route.auth === 'none' && (route.tags ?? []).includes('tools') ? 'public' : 'listed';
+      const frameOf = (status: number) => (json ? this.successFrame(status, cors) : undefined);
       const c: CompiledRoute = {
         route, method: route.method, key: id, paramNames, pattern,
         json,
@@ -272,7 +329,9 @@ export class HttpApp {
           status: route.alternate.status,
           when: route.alternate.when,
           serialize: opts.compiler.compileSerializer(route.alternate.response),
+          frame: frameOf(route.alternate.status),
         },
+        frame: frameOf(route.status ?? 200),
       };
       compiled.push(c);
       const group = byPath.get(route.path);
@@ -297,6 +356,18 @@ export class HttpApp {
       else this.dynamicPaths.push(entry);
     }
     this.paths = paths;
+  }
+
+  /**
+   * The frame of a JSON success answer with this status: what sendSuccess and
+   * deliver put around the request id and the stage headers, in wire form.
+   * None where the CORS headers depend on the request (listed origins).
+   */
+  private successFrame(status: number, cors: CorsMode): HeadFrame | undefined {
+    let trail: readonly string[] = NO_HEADERS;
+    if (cors === 'public') trail = PUBLIC_CORS;
+    else if (this.corsOrigins.size > 0) return undefined;
+    return new HeadFrame(`${statusLine(status)}\r\ncontent-type: ${JSON_TYPE}\r\nx-request-id: `, headLines(trail), trail.length);
   }
 
   /**
@@ -490,7 +561,7 @@ export class HttpApp {
       effect = Effect.die(e);
     }
     // Work that completed synchronously is already an Exit: answer without a fiber.
-    if (Exit.isExit(effect)) {
+    if (isCompleted(effect)) {
       this.finish(effect as unknown as Exit.Exit<unknown, ApiFailure>, compiled, requestId, msgpack, reply, inbound, sink, t0, false);
       return undefined;
     }
@@ -605,6 +676,7 @@ export class HttpApp {
   ): void {
     let payload: string | Uint8Array;
     let type = compiled.contentType;
+    let frame: HeadFrame | undefined;
     if (compiled.json) {
       const stamp = compiled.stamp && value !== null && typeof value === 'object' && !Array.isArray(value);
       if (msgpack) {
@@ -612,6 +684,7 @@ export class HttpApp {
         type = MSGPACK_TYPE;
       } else {
         const json = (alt ?? compiled).serialize(value);
+        frame = (alt ?? compiled).frame;
         // Append request_id to the serialised object rather than to the object: the
         // plugin's result keeps its shape (V8's fast stringify path) and is never mutated.
         // Request ids are URL-safe ([A-Za-z0-9_-]), so they need no escaping.
@@ -629,7 +702,7 @@ export class HttpApp {
       if (!compiled.json && extra[i] === 'content-type') headers[1] = extra[i + 1]!;
       else headers.push(extra[i]!, extra[i + 1]!);
     }
-    this.deliver(alt?.status ?? compiled.status, headers, payload, close, inbound, compiled, sink);
+    this.deliver(alt?.status ?? compiled.status, headers, payload, close, inbound, compiled, sink, frame);
   }
 
   private sendFailure(
@@ -652,6 +725,7 @@ export class HttpApp {
    */
   private deliver(
     status: number, headers: string[], payload: string | Uint8Array, close: boolean, inbound: Inbound, route: CompiledRoute | undefined, sink: Sink,
+    frame?: HeadFrame,
   ): void {
     if (route !== undefined) {
       if (route.cors === 'public') {
@@ -666,7 +740,7 @@ export class HttpApp {
     }
     const size = typeof payload === 'string' ? payload.length : payload.byteLength;
     if (size < COMPRESS_MIN_BYTES || !compressible(headers[1]!)) {
-      sink.send(status, headers, payload, close);
+      sink.send(status, headers, payload, close, frame);
       return;
     }
     headers.push('vary', 'Accept-Encoding');
