@@ -464,6 +464,21 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect(usage).toEqual([{ operation: 'search', credits: 7, requests: 3 }]);
     });
 
+    it('concurrent usage reads of one account get the same exact answer (one statement for all in PostgreSQL)', async () => {
+      const a = await newAccount(10);
+      const x = hold(a.id, 4);
+      await run(store.reserve(x));
+      await run(store.settle(x.id, 3, T0));
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.usageReads.statements ?? 0;
+      const reads = await Promise.all(Array.from({ length: 20 }, () => run(store.accountUsage(a.id))));
+      for (const r of reads) {
+        expect(r).toEqual({ account: await account(a.id), usage: [{ operation: 'search', credits: 3, requests: 1 }] });
+      }
+      if (pgStore) expect(pgStore.usageReads.statements - sent0).toBe(1);
+      expect(await Promise.all([run(store.accountUsage('acct_nobody')), run(store.accountUsage('acct_nobody'))])).toEqual([undefined, undefined]);
+    });
+
     it('a batch for an account that does not exist refuses every hold', async () => {
       const missing = randomUUID();
       const reserved = await Promise.all([hold(missing, 1), hold(missing, 0)].map((x) => run(store.reserve(x))));

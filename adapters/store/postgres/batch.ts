@@ -73,9 +73,8 @@ export class KeyedBatcher<I, R> {
     sent.then(
       (results) => {
         for (let i = 0; i < batch.length; i++) {
-          const r = results[i];
-          if (r === undefined) batch[i]!.reject(new Error(`batch statement returned ${results.length} results for ${batch.length} items`));
-          else batch[i]!.resolve(r);
+          if (i >= results.length) batch[i]!.reject(new Error(`batch statement returned ${results.length} results for ${batch.length} items`));
+          else batch[i]!.resolve(results[i] as R);
         }
       },
       (e: unknown) => {

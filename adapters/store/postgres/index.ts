@@ -285,6 +285,11 @@ export class PostgresAccountStore implements AccountStore {
   private readonly holdAccounts = new Map<string, string>();
   /** Concurrent reserves of one account, one statement per batch (batch.ts). */
   readonly reserves = new KeyedBatcher<NewHold, ReserveResult>((accountId, holds) => this.reserveBatch(accountId, holds));
+  /**
+   * Concurrent accountUsage reads of one account share one statement sent after all of them arrived (the
+   * batcher's next statement, never the one already in flight), so none is answered from before its call.
+   */
+  readonly usageReads = new KeyedBatcher<undefined, AccountUsage | undefined>((accountId, items) => this.readAccountUsage(accountId, items.length));
   /** Concurrent settles of one account's holds, one statement per batch. */
   readonly settles = new KeyedBatcher<PendingSettle, SettleResult>((accountId, items) => this.settleBatch(items));
 
@@ -491,19 +496,18 @@ export class PostgresAccountStore implements AccountStore {
     return this.query<OperationUsage & pg.QueryResultRow, readonly OperationUsage[]>('usage', [accountId, periodStart], (r) => r.rows);
   }
 
-  accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> {
-    type Row = AccountRow & { operation: string | null; credits: number | null; requests: number | null };
-    return this.query<Row, { readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined>('accountUsage', [accountId], (r) => {
-      const first = r.rows[0];
-      if (first === undefined) return undefined;
-      const account: Account = {
-        id: first.id, name: first.name, plan: first.plan, balance: first.balance, held: first.held,
-        periodStart: first.periodStart, periodEnd: first.periodEnd, createdAt: first.createdAt,
-      };
-      const usage: OperationUsage[] = [];
-      for (const row of r.rows) if (row.operation !== null) usage.push({ operation: row.operation, credits: row.credits ?? 0, requests: row.requests ?? 0 });
-      return { account, usage };
-    });
+  accountUsage(accountId: string): Effect.Effect<AccountUsage | undefined, ServiceUnavailable> {
+    if (this.groupCommit && !accountId.includes('\u0000')) {
+      return Effect.tryPromise({ try: () => this.usageReads.submit(accountId, undefined), catch: (e) => this.unavailable(e) });
+    }
+    return this.query<UsageRow, AccountUsage | undefined>('accountUsage', [accountId], toAccountUsage);
+  }
+
+  /** One read for every caller of a batch: the statement starts after each of them asked, so each sees its own writes. */
+  private async readAccountUsage(accountId: string, callers: number): Promise<readonly (AccountUsage | undefined)[]> {
+    const r = await this.pool.query<UsageRow>({ name: 'scour_accountUsage', text: SQL.accountUsage, values: [accountId] });
+    const answer = toAccountUsage(r);
+    return Array.from({ length: callers }, () => answer);
   }
 
   ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {
@@ -530,4 +534,18 @@ export class PostgresAccountStore implements AccountStore {
 }
 
 type AccountRow = Account & pg.QueryResultRow;
+type AccountUsage = { readonly account: Account; readonly usage: readonly OperationUsage[] };
+type UsageRow = AccountRow & { operation: string | null; credits: number | null; requests: number | null };
+
+function toAccountUsage(r: pg.QueryResult<UsageRow>): AccountUsage | undefined {
+  const first = r.rows[0];
+  if (first === undefined) return undefined;
+  const account: Account = {
+    id: first.id, name: first.name, plan: first.plan, balance: first.balance, held: first.held,
+    periodStart: first.periodStart, periodEnd: first.periodEnd, createdAt: first.createdAt,
+  };
+  const usage: OperationUsage[] = [];
+  for (const row of r.rows) if (row.operation !== null) usage.push({ operation: row.operation, credits: row.credits ?? 0, requests: row.requests ?? 0 });
+  return { account, usage };
+}
 type KeyRow = KeyRecord & pg.QueryResultRow;
