@@ -24,8 +24,8 @@ export interface PostgresStoreOptions {
   /** How long to wait for a connection before failing (default 5000 ms), so an unreachable server fails fast. */
   readonly connectionTimeoutMillis?: number;
   /**
-   * Group commit (default true): concurrent reserves, and concurrent settles, of one account in this
-   * process go to PostgreSQL as one statement each (batch.ts). False: one statement per call.
+   * Group commit (default true): concurrent reserves, concurrent settles and concurrent usage reads of one
+   * account in this process go to PostgreSQL as one statement each (batch.ts). False: one statement per call.
    */
   readonly groupCommit?: boolean;
 }
@@ -297,8 +297,9 @@ export class PostgresAccountStore implements AccountStore {
     private readonly pool: pg.Pool,
     private readonly url: string,
     /**
-     * Group commit of reserve and settle per account (default on); off, each is its own statement. Settable
-     * at run time (bench:http's same-run comparison turns it off); holds already reserved keep their path.
+     * Group commit of reserves, settles and usage reads per account (default on); off, each is its own
+     * statement. Settable at run time (bench:http's same-run comparison turns it off); holds already
+     * reserved keep their path.
      */
     public groupCommit = true,
   ) {}
