@@ -219,12 +219,14 @@ class PostgresIndex implements SearchIndex, SearchStorage {
   // ------------------------------------------------------------ SearchStorage
 
   async collections(names: readonly string[]): Promise<readonly CollectionInfo[]> {
-    const { rows } = await this.pool.query<{ id: number; name: string; documents: number | string; title_tokens: number | string; text_tokens: number | string; last_updated: number | string | null; analysers: [string, number][] | null }>(
-      `SELECT c.id, c.name, c.documents, c.title_tokens, c.text_tokens, c.last_updated,
+    // Named: run on every search, so each pooled connection parses and plans it once.
+    const { rows } = await this.pool.query<{ id: number; name: string; documents: number | string; title_tokens: number | string; text_tokens: number | string; last_updated: number | string | null; analysers: [string, number][] | null }>({
+      name: 'scour_search_collections',
+      text: `SELECT c.id, c.name, c.documents, c.title_tokens, c.text_tokens, c.last_updated,
               (SELECT json_agg(json_build_array(a.analyser, a.documents)) FROM search_collection_analysers a WHERE a.cid = c.id) AS analysers
        FROM search_collections c WHERE c.name = ANY($1::text[])`,
-      [names],
-    );
+      values: [names as string[]],
+    });
     const byName = new Map(rows.map((r) => [r.name, r]));
     const out: CollectionInfo[] = [];
     for (const n of names) {

@@ -12,7 +12,11 @@
 // configuration (SQLite, in-process limiter) and its shared one (PostgreSQL,
 // Redis), against the bare uWS server answering a fixed body of the same
 // size (see usage-setup.mjs for the accounts, database and prefix it makes
-// and removes).
+// and removes). Every usage request uses one key, so in the shared row the
+// concurrent reads of that account share statements (group commit, see
+// adapters/store/postgres/batch.ts); a further shared row, in the same
+// rounds, has group commit off (one read per request), which is also what
+// reads spread over many accounts cost.
 //
 // The billable row (group billable) sends a search over the local index (1
 // credit: auth, quota with two windows and a concurrency slot, reserve,
@@ -22,7 +26,9 @@
 // p99 under 20 ms. A second row sends the same way POST /test/billable
 // {"cost":1} (the test fixture plugin, loaded with SCOUR_PLUGINS through
 // tsx): the account path alone (auth, quota, reserve, bill) around no
-// work, to tell its cost from the search's. For every shared row the bench also prints where a
+// work, to tell its cost from the search's; a third, in the same rounds, the
+// same with group commit off (servers/group-commit-off.mjs: one PostgreSQL
+// statement per reserve and per settle, as before it). For every shared row the bench also prints where a
 // request waits: PostgreSQL statements per request and their execution time
 // in the server (pg_stat_database of the run's own database: xact_commit,
 // active_time), Redis commands per request and their time in Redis (INFO
@@ -202,7 +208,9 @@ const allTargets = [
   { id: 'bare_uws_get', group: 'usage', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: runs('usage') && usageLoad(usage.bare) },
   { id: 'scour_usage_embedded', group: 'usage', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.embedded.env, load: runs('usage') && usageLoad(usage.embedded) },
   { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
+  { id: 'scour_usage_shared_single', group: 'usage', name: 'Scour/uWS, shared, group commit off (one read per request)', args: ['--import', './benchmarks/http/servers/group-commit-off.mjs', 'dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
   { id: 'scour_search_shared', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s`, args: ['dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
+  { id: 'scour_billable_shared_single', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit) at ${RATE} req/s, group commit off`, args: ['--import', 'tsx', '--import', './benchmarks/http/servers/group-commit-off.mjs', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_BODY), shared: true },
   { id: 'scour_billable_shared', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit) at ${RATE} req/s`, args: ['--import', 'tsx', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_BODY), shared: true },
   // Compression: each compressed row right after the uncompressed one it is paired with.
   { id: 'openapi_identity', group: 'compression', name: `GET ${OPENAPI_PATH}, uncompressed`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-identity', method: 'GET', path: OPENAPI_PATH }) },
@@ -387,7 +395,9 @@ const ratios = {
   scour_usage_embedded_vs_bare_uws_get: paired('scour_usage_embedded', 'bare_uws_get'),
   scour_usage_shared_vs_bare_uws_get: paired('scour_usage_shared', 'bare_uws_get'),
   scour_usage_shared_vs_embedded: paired('scour_usage_shared', 'scour_usage_embedded'),
+  scour_usage_shared_single_vs_embedded: paired('scour_usage_shared_single', 'scour_usage_embedded'),
   bare_uws_get_vs_bare_uws: paired('bare_uws_get', 'bare_uws'),
+  billable_group_commit_vs_single: paired('scour_billable_shared', 'scour_billable_shared_single'),
   openapi_br_vs_identity: paired('openapi_br', 'openapi_identity'),
   lorem_gzip_vs_identity: paired('lorem_gzip', 'lorem_identity'),
   lorem_br_vs_identity: paired('lorem_br', 'lorem_identity'),
@@ -425,7 +435,7 @@ const lines = [
     '|---|---|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'usage').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
     '',
-    `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (target >= 40%)`,
+    `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (target >= 40%); with group commit off (every request its own read): ${(ratios.scour_usage_shared_single_vs_embedded * 100).toFixed(0)}%`,
   ] : []),
   ...(runs('billable') ? [
     '',
@@ -434,6 +444,8 @@ const lines = [
     '| server | achieved req/s | p50 ms | p99 ms | CPU µs/req | p99 by round (ms) |',
     '|---|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'billable').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpu_us.toFixed(1)} | ${r.p99s.map((x) => x.toFixed(1)).join(', ')} |`),
+    '',
+    `POST ${BILLABLE_PATH}, group commit on vs off, same rounds: achieved req/s ${(ratios.billable_group_commit_vs_single * 100).toFixed(0)}% of off; p99 on/off by round ${(samples.scour_billable_shared ?? []).map((s, i) => `${s.p99.toFixed(0)}/${samples.scour_billable_shared_single?.[i]?.p99.toFixed(0)} ms`).join(', ')}`,
   ] : []),
   ...(results.some((r) => r.waits) ? [
     '',

@@ -428,8 +428,69 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect(Number(holds[0]!.n)).toBe(0);
     };
 
+    it('reserves and settles made together are decided one after another, in order (group commit: one statement each in PostgreSQL)', async () => {
+      const a = await newAccount(10);
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.reserves.statements ?? 0;
+      // Same tick: in PostgreSQL these form one batch. 3 fits (7 left), 5 fits (2), 4 does not, 2 fits (0), 1 does not, 0 fits, 7 does not.
+      const holds = [3, 5, 4, 2, 1, 0, 7].map((c) => hold(a.id, c));
+      const reserved = await Promise.all(holds.map((x) => run(store.reserve(x))));
+      expect(reserved).toEqual([
+        { ok: true, available: 7 }, { ok: true, available: 2 }, { ok: false, available: 2 }, { ok: true, available: 0 },
+        { ok: false, available: 0 }, { ok: true, available: 0 }, { ok: false, available: 0 },
+      ]);
+      if (pgStore) expect(pgStore.reserves.statements - sent0).toBe(1);
+      expect(await account(a.id)).toMatchObject({ balance: 10, held: 10 });
+      const held = await h.sql(`SELECT credits FROM credit_holds WHERE account_id = '${a.id}' ORDER BY credits`);
+      expect(held.map((r) => Number(r.credits))).toEqual([0, 2, 3, 5]);
+
+      // A hold released (swept) before its settle is charged nothing, the others as asked (capped at the hold), each
+      // seeing the balance as if the settles ran in order. After the release: balance 10, held 8 (2 available);
+      // 3 charged 2 (balance 8, held 5: 3), 5 charged 5 (3, 0: 3), the released 2 (nothing: 0, 0), 0 charged 0 (3).
+      await run(store.release(holds[3]!.id));
+      const settles0 = pgStore?.settles.statements ?? 0;
+      const settled = await Promise.all([
+        run(store.settle(holds[0]!.id, 2, T0 + 1)),
+        run(store.settle(holds[1]!.id, 9, T0 + 2)),
+        run(store.settle(holds[3]!.id, 2, T0 + 3)),
+        run(store.settle(holds[5]!.id, 0, T0 + 4)),
+      ]);
+      expect(settled).toEqual([{ charged: 2, available: 3 }, { charged: 5, available: 3 }, { charged: 0, available: 0 }, { charged: 0, available: 3 }]);
+      if (pgStore) expect(pgStore.settles.statements - settles0).toBe(1);
+      expect(await account(a.id)).toMatchObject({ balance: 3, held: 0 });
+      const ledger = await run(store.ledger(a.id, 10));
+      expect(ledger.map((l) => [l.credits, l.createdAt])).toEqual([[0, T0 + 4], [5, T0 + 2], [2, T0 + 1]]);
+      const usage = await run(store.usage(a.id, a.periodStart));
+      expect(usage).toEqual([{ operation: 'search', credits: 7, requests: 3 }]);
+    });
+
+    it('concurrent usage reads of one account get the same exact answer (one statement for all in PostgreSQL)', async () => {
+      const a = await newAccount(10);
+      const x = hold(a.id, 4);
+      await run(store.reserve(x));
+      await run(store.settle(x.id, 3, T0));
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.usageReads.statements ?? 0;
+      const reads = await Promise.all(Array.from({ length: 20 }, () => run(store.accountUsage(a.id))));
+      for (const r of reads) {
+        expect(r).toEqual({ account: await account(a.id), usage: [{ operation: 'search', credits: 3, requests: 1 }] });
+      }
+      if (pgStore) expect(pgStore.usageReads.statements - sent0).toBe(1);
+      expect(await Promise.all([run(store.accountUsage('acct_nobody')), run(store.accountUsage('acct_nobody'))])).toEqual([undefined, undefined]);
+    });
+
+    it('a batch for an account that does not exist refuses every hold', async () => {
+      const missing = randomUUID();
+      const reserved = await Promise.all([hold(missing, 1), hold(missing, 0)].map((x) => run(store.reserve(x))));
+      expect(reserved).toEqual([{ ok: false, available: 0 }, { ok: false, available: 0 }]);
+    });
+
     it('one store instance: 200 reserve/settle on 50 credits charge exactly 50', async () => {
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.reserves.statements ?? 0;
       await race([store]);
+      // In PostgreSQL the 200 reserves went in batches (group commit), not one statement each.
+      if (pgStore) expect(pgStore.reserves.statements - sent0).toBeLessThan(20);
     });
 
     it('two store instances on one database (two processes) charge exactly 50', async () => {

@@ -14,6 +14,7 @@ import { ServiceUnavailable } from '../../../core/errors.js';
 import type { AccountStore, NewAccount, NewHold, NewKey } from '../../../core/ports.js';
 import { pendingMigrations, type Migration } from '../migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { KeyedBatcher } from './batch.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -22,6 +23,11 @@ export interface PostgresStoreOptions {
   readonly max?: number;
   /** How long to wait for a connection before failing (default 5000 ms), so an unreachable server fails fast. */
   readonly connectionTimeoutMillis?: number;
+  /**
+   * Group commit (default true): concurrent reserves, concurrent settles and concurrent usage reads of one
+   * account in this process go to PostgreSQL as one statement each (batch.ts). False: one statement per call.
+   */
+  readonly groupCommit?: boolean;
 }
 
 /** Session advisory lock key serialising migrations across processes ("scour" in ASCII). */
@@ -107,6 +113,56 @@ const SQL = {
       DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1
     )
     SELECT charged, available FROM a`,
+  // Group commit (batch.ts): the holds of one account, in arrival order, admitted as if reserved one after
+  // another: g walks them keeping what is left, so a hold that does not fit is refused and the next may fit,
+  // exactly as separate reserve statements would decide. The account row is locked first (FOR NO KEY UPDATE,
+  // the lock an UPDATE takes: it waits for the newest version under READ COMMITTED and reads it), so what g
+  // starts from is what the UPDATE changes. No account row: no rows, every hold refused with 0 available.
+  reserveBatch: `
+    WITH RECURSIVE r AS (
+      SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])
+        WITH ORDINALITY AS r(id, credits, operation, request_id, created_at, expires_at, n)
+    ), acct AS (
+      SELECT balance - held AS available FROM accounts WHERE id = $1 FOR NO KEY UPDATE
+    ), g(n, available, ok) AS (
+      SELECT 0::bigint, available, true FROM acct
+      UNION ALL
+      SELECT r.n, CASE WHEN g.available >= r.credits THEN g.available - r.credits ELSE g.available END, g.available >= r.credits
+      FROM g JOIN r ON r.n = g.n + 1
+    ), a AS (
+      UPDATE accounts SET held = held + (SELECT COALESCE(sum(r.credits), 0) FROM g JOIN r USING (n) WHERE g.n > 0 AND g.ok)
+      WHERE id = $1 AND EXISTS (SELECT 1 FROM acct) RETURNING id
+    ), h AS (
+      INSERT INTO credit_holds (id, account_id, operation, credits, request_id, created_at, expires_at)
+      SELECT r.id, a.id, r.operation, r.credits, r.request_id, r.created_at, r.expires_at
+      FROM g JOIN r USING (n) CROSS JOIN a WHERE g.n > 0 AND g.ok
+    )
+    SELECT n::int AS n, ok, GREATEST(available, 0) AS available FROM g WHERE n > 0`,
+  // Group commit of settles (batch.ts): holds of one account. Returns each hold's charge and credits, and the
+  // account's available balance after all of them; the caller works out each one's own "available after".
+  settleBatch: `
+    WITH r AS (
+      SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) WITH ORDINALITY AS r(hold_id, credits, ledger_id, now, n)
+    ), h AS (
+      DELETE FROM credit_holds c USING r WHERE c.id = r.hold_id
+      RETURNING r.n, c.account_id, c.operation, c.credits AS held, LEAST(r.credits, c.credits) AS charged, c.request_id, r.ledger_id, r.now
+    ), t AS (
+      SELECT account_id, sum(charged) AS charged, sum(held) AS held FROM h GROUP BY account_id
+    ), a AS (
+      UPDATE accounts SET balance = accounts.balance - t.charged, held = accounts.held - t.held
+      FROM t WHERE accounts.id = t.account_id
+      RETURNING accounts.id, accounts.period_start, accounts.balance - accounts.held AS available
+    ), l AS (
+      INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at)
+      SELECT h.ledger_id, h.account_id, h.operation, h.charged, h.request_id, h.now FROM h ORDER BY h.n
+    ), u AS (
+      INSERT INTO usage (account_id, period_start, operation, credits, requests)
+      SELECT a.id, a.period_start, h.operation, sum(h.charged), count(*) FROM h JOIN a ON a.id = h.account_id
+      GROUP BY a.id, a.period_start, h.operation
+      ON CONFLICT (account_id, period_start, operation)
+      DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + EXCLUDED.requests
+    )
+    SELECT h.n::int AS n, h.held, h.charged, a.available FROM h JOIN a ON a.id = h.account_id`,
   release: `
     WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, credits)
     UPDATE accounts SET held = accounts.held - h.credits FROM h WHERE accounts.id = h.account_id`,
@@ -158,7 +214,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end().catch(() => {});
     throw new Error(`Cannot open the PostgreSQL account store: ${driverMessage(e, options.url)}`, { cause: e });
   }
-  return new PostgresAccountStore(pool, options.url);
+  return new PostgresAccountStore(pool, options.url, options.groupCommit ?? true);
 }
 
 /**
@@ -209,10 +265,96 @@ export async function migratePostgres(
   }
 }
 
+/** U+0000 in a text value: such a call takes the single-statement path, which handles it (see query()). */
+const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
+
+interface PendingSettle {
+  readonly holdId: string;
+  readonly credits: number;
+  readonly ledgerId: string;
+  readonly now: number;
+}
+
 export class PostgresAccountStore implements AccountStore {
   private closed = false;
+  /**
+   * Holds reserved through this store and not yet settled or released, with their account: settle() takes
+   * only a hold id, and batches are per account (one account row locked per statement, so two processes'
+   * batches cannot deadlock). An entry goes at the hold's settle or release, whatever its outcome.
+   */
+  private readonly holdAccounts = new Map<string, string>();
+  /** Concurrent reserves of one account, one statement per batch (batch.ts). */
+  readonly reserves = new KeyedBatcher<NewHold, ReserveResult>((accountId, holds) => this.reserveBatch(accountId, holds));
+  /**
+   * Concurrent accountUsage reads of one account share one statement sent after all of them arrived (the
+   * batcher's next statement, never the one already in flight), so none is answered from before its call.
+   */
+  readonly usageReads = new KeyedBatcher<undefined, AccountUsage | undefined>((accountId, items) => this.readAccountUsage(accountId, items.length));
+  /** Concurrent settles of one account's holds, one statement per batch. */
+  readonly settles = new KeyedBatcher<PendingSettle, SettleResult>((accountId, items) => this.settleBatch(items));
 
-  constructor(private readonly pool: pg.Pool, private readonly url: string) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    /**
+     * Group commit of reserves, settles and usage reads per account (default on); off, each is its own
+     * statement. Settable at run time (bench:http's same-run comparison turns it off); holds already
+     * reserved keep their path.
+     */
+    public groupCommit = true,
+  ) {}
+
+  private unavailable(e: unknown): ServiceUnavailable {
+    return new ServiceUnavailable({ message: `Account store unavailable: ${driverMessage(e, this.url)}`, retryAfter: 1 });
+  }
+
+  private async reserveBatch(accountId: string, holds: readonly NewHold[]): Promise<readonly ReserveResult[]> {
+    if (holds.length === 1) {
+      // Alone (no load): the single-hold statement, cheaper to run than the batch's recursive walk.
+      const h = holds[0]!;
+      const { rows } = await this.pool.query<{ ok: boolean; available: number }>({
+        name: 'scour_reserve', text: SQL.reserve, values: [h.id, h.accountId, h.credits, h.operation, h.requestId, h.now, h.expiresAt],
+      });
+      return [rows[0] === undefined ? { ok: false, available: 0 } : { ok: rows[0].ok, available: rows[0].available }];
+    }
+    const { rows } = await this.pool.query<{ n: number; ok: boolean; available: number }>({
+      name: 'scour_reserveBatch',
+      text: SQL.reserveBatch,
+      values: [
+        accountId, holds.map((h) => h.id), holds.map((h) => h.credits), holds.map((h) => h.operation),
+        holds.map((h) => h.requestId), holds.map((h) => h.now), holds.map((h) => h.expiresAt),
+      ],
+    });
+    // No rows: the account does not exist, and every hold is refused.
+    const out: ReserveResult[] = holds.map(() => ({ ok: false, available: 0 }));
+    for (const r of rows) out[r.n - 1] = { ok: r.ok, available: r.available };
+    return out;
+  }
+
+  /** Each settle's "available" is the account's as if the batch's settles had run one after another in order. */
+  private async settleBatch(items: readonly PendingSettle[]): Promise<readonly SettleResult[]> {
+    if (items.length === 1) {
+      const i = items[0]!;
+      const { rows } = await this.pool.query<{ charged: number; available: number }>({
+        name: 'scour_settle', text: SQL.settle, values: [i.holdId, i.credits, i.ledgerId, i.now],
+      });
+      return [rows[0] ?? { charged: 0, available: 0 }];
+    }
+    const { rows } = await this.pool.query<{ n: number; held: number; charged: number; available: number }>({
+      name: 'scour_settleBatch',
+      text: SQL.settleBatch,
+      values: [items.map((i) => i.holdId), items.map((i) => i.credits), items.map((i) => i.ledgerId), items.map((i) => i.now)],
+    });
+    // No row for a hold: it was swept (or settled) already, so nothing is charged, as with settle's single statement.
+    const out: SettleResult[] = items.map(() => ({ charged: 0, available: 0 }));
+    rows.sort((x, y) => y.n - x.n);
+    let refundedAfter = 0;
+    for (const r of rows) {
+      out[r.n - 1] = { charged: r.charged, available: r.available - refundedAfter };
+      refundedAfter += r.held - r.charged;
+    }
+    return out;
+  }
 
   private query<R extends pg.QueryResultRow, A>(
     name: Statement,
@@ -283,8 +425,18 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable> {
-    return wholeCredits('credits', h.credits, 0) ??
-      this.query<{ ok: boolean; available: number }, ReserveResult>(
+    const bad = wholeCredits('credits', h.credits, 0);
+    if (bad !== undefined) return bad;
+    if (this.groupCommit && !hasNul(h.id, h.accountId, h.operation, h.requestId)) {
+      return Effect.tryPromise({
+        try: () => this.reserves.submit(h.accountId, h).then((r) => {
+          if (r.ok) this.holdAccounts.set(h.id, h.accountId);
+          return r;
+        }),
+        catch: (e) => this.unavailable(e),
+      });
+    }
+    return this.query<{ ok: boolean; available: number }, ReserveResult>(
         'reserve',
         [h.id, h.accountId, h.credits, h.operation, h.requestId, h.now, h.expiresAt],
         (r) => {
@@ -296,8 +448,18 @@ export class PostgresAccountStore implements AccountStore {
 
   settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable> {
     // No row: the hold was swept (or settled) already, so nothing is charged; its account is no longer known.
-    return wholeCredits('credits', credits, 0) ??
-      this.query<{ charged: number; available: number }, SettleResult>(
+    const bad = wholeCredits('credits', credits, 0);
+    if (bad !== undefined) return bad;
+    // A hold this process reserved is settled with the other settles of its account (one statement, one commit).
+    const accountId = this.holdAccounts.get(holdId);
+    if (accountId !== undefined) {
+      this.holdAccounts.delete(holdId);
+      return Effect.tryPromise({
+        try: () => this.settles.submit(accountId, { holdId, credits, ledgerId: randomUUID(), now }),
+        catch: (e) => this.unavailable(e),
+      });
+    }
+    return this.query<{ charged: number; available: number }, SettleResult>(
         'settle',
         [holdId, credits, randomUUID(), now],
         (r) => r.rows[0] ?? { charged: 0, available: 0 },
@@ -305,6 +467,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   release(holdId: string): Effect.Effect<void, ServiceUnavailable> {
+    this.holdAccounts.delete(holdId);
     return this.query('release', [holdId], () => undefined);
   }
 
@@ -334,19 +497,18 @@ export class PostgresAccountStore implements AccountStore {
     return this.query<OperationUsage & pg.QueryResultRow, readonly OperationUsage[]>('usage', [accountId, periodStart], (r) => r.rows);
   }
 
-  accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> {
-    type Row = AccountRow & { operation: string | null; credits: number | null; requests: number | null };
-    return this.query<Row, { readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined>('accountUsage', [accountId], (r) => {
-      const first = r.rows[0];
-      if (first === undefined) return undefined;
-      const account: Account = {
-        id: first.id, name: first.name, plan: first.plan, balance: first.balance, held: first.held,
-        periodStart: first.periodStart, periodEnd: first.periodEnd, createdAt: first.createdAt,
-      };
-      const usage: OperationUsage[] = [];
-      for (const row of r.rows) if (row.operation !== null) usage.push({ operation: row.operation, credits: row.credits ?? 0, requests: row.requests ?? 0 });
-      return { account, usage };
-    });
+  accountUsage(accountId: string): Effect.Effect<AccountUsage | undefined, ServiceUnavailable> {
+    if (this.groupCommit && !accountId.includes('\u0000')) {
+      return Effect.tryPromise({ try: () => this.usageReads.submit(accountId, undefined), catch: (e) => this.unavailable(e) });
+    }
+    return this.query<UsageRow, AccountUsage | undefined>('accountUsage', [accountId], toAccountUsage);
+  }
+
+  /** One read for every caller of a batch: the statement starts after each of them asked, so each sees its own writes. */
+  private async readAccountUsage(accountId: string, callers: number): Promise<readonly (AccountUsage | undefined)[]> {
+    const r = await this.pool.query<UsageRow>({ name: 'scour_accountUsage', text: SQL.accountUsage, values: [accountId] });
+    const answer = toAccountUsage(r);
+    return Array.from({ length: callers }, () => answer);
   }
 
   ledger(accountId: string, limit: number): Effect.Effect<readonly LedgerRow[], ServiceUnavailable> {
@@ -373,4 +535,18 @@ export class PostgresAccountStore implements AccountStore {
 }
 
 type AccountRow = Account & pg.QueryResultRow;
+type AccountUsage = { readonly account: Account; readonly usage: readonly OperationUsage[] };
+type UsageRow = AccountRow & { operation: string | null; credits: number | null; requests: number | null };
+
+function toAccountUsage(r: pg.QueryResult<UsageRow>): AccountUsage | undefined {
+  const first = r.rows[0];
+  if (first === undefined) return undefined;
+  const account: Account = {
+    id: first.id, name: first.name, plan: first.plan, balance: first.balance, held: first.held,
+    periodStart: first.periodStart, periodEnd: first.periodEnd, createdAt: first.createdAt,
+  };
+  const usage: OperationUsage[] = [];
+  for (const row of r.rows) if (row.operation !== null) usage.push({ operation: row.operation, credits: row.credits ?? 0, requests: row.requests ?? 0 });
+  return { account, usage };
+}
 type KeyRow = KeyRecord & pg.QueryResultRow;
