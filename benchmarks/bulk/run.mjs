@@ -28,7 +28,8 @@
 //
 // Settings: BENCH_ROUNDS (5), BENCH_URLS (100), BENCH_CONCURRENCY (16),
 // BENCH_SWEEP (1,2,4,8,16; empty: none), BENCH_SWEEP_ROUNDS (3),
-// BENCH_SINGLE (100; 0: none), BENCH_BASELINE (inprocess: a second server
+// BENCH_SINGLE (100; 0: none), BENCH_SINGLE_WARMUP (30 single scrapes on
+// each server first, not counted), BENCH_BASELINE (inprocess: a second server
 // with SCOUR_EXTRACTION_WORKERS=0; none: no second server),
 // BENCH_BASELINE_ROOT (run the baseline from another build instead, e.g. the
 // commit before; default: the same build), BENCH_CHEERIO_WARMUP (32),
@@ -72,6 +73,7 @@ const DATA_DIR = env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extractio
 const SERVER_ARGS = (env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
 const SERVER_ROOT = env.BENCH_SERVER_ROOT ?? root;
 const SINGLE = setting('BENCH_SINGLE', 100);
+const SINGLE_WARMUP = setting('BENCH_SINGLE_WARMUP', 30);
 // What the client accepts: unset, fetch's own (gzip, deflate: the server gzips the 23 MB answer); "identity": no compression.
 const ACCEPT_ENCODING = env.BENCH_ACCEPT_ENCODING;
 const clientHeaders = (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) });
@@ -347,10 +349,14 @@ try {
     console.log(`round ${r}: Scour ${fmt(s.wall_ms)} s (${s.succeeded}/${s.total} ok, peak RSS ${mib(s.peak_rss)} MiB)${b ? ` | in-process ${fmt(b.wall_ms)} s (${b.succeeded}/${b.total} ok)` : ''} | Cheerio ${fmt(c.wall_ms)} s (${c.pages}/${N_URLS} ok, peak RSS ${mib(c.peak_rss)} MiB) | ratio ${(s.wall_ms / c.wall_ms).toFixed(2)}${b ? ` (in-process ${(b.wall_ms / c.wall_ms).toFixed(2)})` : ''}`);
   }
 
-  // Single scrapes, one at a time, alternating servers page by page (the first one each: not counted).
+  // Single scrapes, one at a time, alternating servers page by page, after SINGLE_WARMUP uncounted ones each:
+  // with the pool, bulk pages were extracted in the workers, so the server's main thread meets the extractors
+  // with the first lone pages (not yet compiled by the JIT); the in-process server extracted all of the bulk.
   const single = { scour: [], baseline: [] };
   if (SINGLE > 0) {
-    for (const [name, s] of [['scour', server], ['baseline', baseline]]) if (s) await singleScrape(s, site.url(ids[0], `?single-warm=${name}`));
+    for (let w = 0; w < Math.max(1, SINGLE_WARMUP); w++) {
+      for (const [name, s] of [['scour', server], ['baseline', baseline]]) if (s) await singleScrape(s, site.url(ids[(w + 50) % ids.length], `?single-warm=${w}-${name}`));
+    }
     for (let k = 0; k < SINGLE; k++) {
       const id = ids[k % ids.length];
       const pair = (k % 2 ? [['baseline', baseline], ['scour', server]] : [['scour', server], ['baseline', baseline]]).filter(([, s]) => s);
@@ -414,7 +420,7 @@ try {
   const floorRatio = (scourCpu / cores) / (cheerio.median_ms / 1000);
   lines.push(`CPU: Scour's server ${scourCpu.toFixed(2)} s, Cheerio's crawler ${cheerioCpu.toFixed(2)} s for the ${N_URLS} pages (medians). On ${cores} cores Scour's CPU alone needs at least ${(scourCpu / cores).toFixed(2)} s of wall time, ${floorRatio.toFixed(2)} x Cheerio's median time (the CPU floor of the ratio).`, '');
   if (SINGLE > 0) {
-    lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; in-process p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
+    lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers, after ${SINGLE_WARMUP} uncounted on each): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; in-process p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
   }
   if (sweep.length) {
     lines.push('| concurrent_requests (Scour only) | median s | min s |', '|---:|---:|---:|');
@@ -434,7 +440,7 @@ try {
     date: new Date().toISOString(),
     machine: { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores, memory_bytes: totalmem(), kernel: readFileSync('/proc/sys/kernel/osrelease', 'latin1').trim(), loadavg_at_end: loadavg() },
     settings: {
-      rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP, single: SINGLE,
+      rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP, single: SINGLE, single_warmup: SINGLE_WARMUP,
       accept_encoding: ACCEPT_ENCODING ?? 'fetch default (gzip, deflate)', sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS, server_env: SERVER_ENV, server_root: SERVER_ROOT === root ? 'this checkout' : SERVER_ROOT,
       baseline: baseline ? { kind: 'SCOUR_EXTRACTION_WORKERS=0', root: BASELINE_ROOT === root ? 'this checkout' : BASELINE_ROOT } : null,
       plan: server.usage.plan ?? 'unicorn (bootstrap key)', body: { ...EXTRACTORS, concurrent_requests: CONCURRENCY },
