@@ -344,6 +344,18 @@ interface LeaseHandle {
   close(): Promise<void>;
 }
 
+/** How long a page may take to close before its renderer is crashed (a busy renderer can take seconds). */
+const CLOSE_GRACE_MS = 1000;
+
+/** Whether `p` settles within `ms` (it goes on either way). */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.then(() => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Why a fetch's own signal fired. */
 const TIMED_OUT = Symbol('timed out');
 const CLIENT_GONE = Symbol('client gone');
@@ -532,7 +544,14 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       close: () => {
         closed ??= (async () => {
           alive = false;
-          await page.close().catch(() => undefined);
+          const pageClosed = page.close().catch(() => undefined).then(() => true);
+          if (!(await within(pageClosed, CLOSE_GRACE_MS))) {
+            // A renderer too busy to close (a navigation loop, a flood of timers): crash it. Chromium does that
+            // from the renderer's IO thread, whatever its main thread is doing; the close then completes at once,
+            // instead of holding a closing slot (and the next render waiting for it) for seconds.
+            void cdp.send('Page.crash').catch(() => undefined);
+            await within(pageClosed, CLOSE_GRACE_MS);
+          }
           await context.close().catch(() => undefined);
           await proxy.close();
         })();
