@@ -1036,9 +1036,10 @@ function redact(url: string): string {
  * page script runs (so a page cannot fake what it holds) and no script world
  * has to be set up for it (page.content() costs a utility world, about 40 ms
  * on a fresh page). A script navigation that replaces the document between
- * the two calls makes the read fail: it is tried again on the new document,
- * up to 20 times (a page that navigates every few milliseconds), within the
- * fetch's time.
+ * the two calls makes the read fail: it is tried again on the new document
+ * within the fetch's time. A page that never holds still long enough (it
+ * navigates every few milliseconds) ends as a timeout (504
+ * TARGET_TIMEOUT), not as a browser failure.
  */
 async function contentOf(cdp: CDPSession, page: Page, remaining: () => number): Promise<string> {
   const read = async (): Promise<string> => {
@@ -1050,8 +1051,10 @@ async function contentOf(cdp: CDPSession, page: Page, remaining: () => number): 
     try {
       return await read();
     } catch (e) {
-      if (attempt >= 20 || page.isClosed() || remaining() <= 1) throw e;
+      if (page.isClosed()) throw e;
+      if (attempt >= 200 || remaining() <= 1) throw TIMED_OUT;
       await page.waitForLoadState('domcontentloaded', { timeout: Math.min(1000, remaining()) }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, Math.min(10, Math.max(0, remaining() - 1))));
     }
   }
 }
