@@ -276,6 +276,9 @@ export interface ScrapeOutcome {
  * single scrape's route runs them as its pipeline, and bulk scrape runs the
  * same ones for each of its URLs.
  */
+/** Whether the request's page is its only one (set by loneExtractStage: POST /v1/scrape). */
+const isAlone = (ctx: object): boolean => (ctx as { extractAlone?: boolean }).extractAlone === true;
+
 export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
   const fetchers = host.registry.byKind('fetcher') as unknown as FetcherPlugin[];
   const httpFetcher = fetchers.find((f) => f.mode === 'http');
@@ -503,7 +506,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       }
       const runs = steps.filter((s): s is Extract<Step, { x: ExtractorPlugin }> => 'x' in s);
       const options = i.country === undefined ? {} : { country: i.country };
-      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options, (ctx as { extractAlone?: boolean }).extractAlone === true), (ran): Extraction => {
+      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options, isAlone(ctx)), (ran): Extraction => {
         const outcome = new Map(runs.map((s, n) => [s, ran[n]!]));
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};
@@ -594,7 +597,7 @@ export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
       const missing = (['meta_data', 'main_content'] as const).filter((id) => ctx.builtins[id] === undefined && builtin(id) !== undefined);
       const more = missing.length === 0
         ? Effect.succeed({} as Record<string, unknown> | undefined)
-        : Effect.map(runExtractorsOn(ctx.source, () => parsePage(ctx.source), missing.map((id) => builtin(id)!), {}, (ctx as { extractAlone?: boolean }).extractAlone === true), (ran) =>
+        : Effect.map(runExtractorsOn(ctx.source, () => parsePage(ctx.source), missing.map((id) => builtin(id)!), {}, isAlone(ctx)), (ran) =>
           // An extractor that fails leaves the page out of the index, as when it ran here.
           (ran.every((o) => o.ok) ? Object.fromEntries(missing.map((id, n) => [id, (ran[n] as { value: unknown }).value])) : undefined));
       return Effect.catch(Effect.flatMap(more, (extra) => Effect.promise(async () => {
