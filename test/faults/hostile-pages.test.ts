@@ -1,6 +1,6 @@
 /**
  * Pages that fight the browser, rendered through the real server
- * (render_js, Debian's Chromium): popups, alert/confirm/prompt dialogs, a
+ * (render_js, Debian's Chromium): popups (blocked, as in a user's browser), alert/confirm/prompt dialogs, a
  * script stuck in an endless loop, a download, a page that keeps
  * navigating, a flood of timers. Each gives its documented answer (a page
  * whose script never yields is a 504 TARGET_TIMEOUT within the request's
@@ -21,7 +21,7 @@ const ADMIN = 'hostile-pages-admin-token-0123456789';
 const page = (body: string, head = '') => `<!doctype html><html><head><meta charset="utf-8"><title>hostile</title>${head}</head><body>${body}</body></html>`;
 
 const PAGES: Record<string, string> = {
-  '/popups': page('<p>popups page</p><script>for (let i = 0; i < 20; i++) window.open("/popups?n=" + i, "_blank", "width=100");</script>'),
+  '/popups': page('<p>popups page</p><p id="n"></p><script>let n = 0; for (let i = 0; i < 20; i++) if (window.open("/popups?n=" + i, "_blank", "width=100")) n++; document.getElementById("n").textContent = "popups opened: " + n;</script>'),
   '/dialogs': page('<p id="x">dialogs page</p><script>alert("a"); confirm("b"); prompt("c"); document.getElementById("x").textContent = "after dialogs";</script>'),
   '/busy-loop': page('<p>busy</p><script>for (;;) {}</script>'),
   '/download': page('<p>download page</p><script>location.href = "/file.bin";</script>'),
@@ -31,6 +31,8 @@ const PAGES: Record<string, string> = {
 };
 
 let site: Server;
+/** Requests for the popups' own URLs: a popup that was opened loads one. */
+let popupLoads = 0;
 let origin: string;
 let s: Running;
 let key: string;
@@ -39,6 +41,7 @@ let dataDir: string;
 beforeAll(async () => {
   site = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/popups' && req.url !== '/popups') popupLoads++;
     if (path === '/file.bin') {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="x.bin"' }).end(Buffer.alloc(64 * 1024, 7));
       return;
@@ -89,6 +92,10 @@ describe('hostile pages in the browser', () => {
     const r = await render('/popups');
     expect(r.status, r.text).toBe(200);
     expect(r.body.text_content).toContain('popups page');
+    // Chromium's popup blocker is on (Playwright turns it off): window.open without a user gesture returns null,
+    // so no popup page, renderer or request is ever made.
+    expect(r.body.text_content).toContain('popups opened: 0');
+    expect(popupLoads).toBe(0);
     await nextRenderServed();
   }, 60_000);
 

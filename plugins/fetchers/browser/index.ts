@@ -436,6 +436,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
             launchOptions: {
               executablePath,
               headless: true,
+              // Playwright turns Chromium's popup blocker off; on, window.open without a user gesture returns
+              // null, as in a user's browser, instead of starting a page (and a renderer) per call: a page
+              // opening 20 popups rendered in 4.4 s with the blocker off and 0.4 s with it on, on a loaded machine.
+              ignoreDefaultArgs: ['--disable-popup-blocking'],
               args: [...launchArgs(options.extraArgs ?? [], options.leanBrowser ?? true), `--scour-pool=${marker}`],
               proxy: launchProxy,
               env: { ...process.env, BREAKPAD_DUMP_LOCATION: crashDir },
