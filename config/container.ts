@@ -204,7 +204,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     auth: authStage(deps),
     quota: (operation) => quotaStage(deps, operation),
     gate: (features) => gateStage(deps, features),
-    reserve: (operation, price) => reserveStage(deps, operation, price),
+    reserve: (operation, price, options) => reserveStage(deps, operation, price, options),
     bill: billStage(deps),
     admin: settings.adminToken === undefined ? undefined : adminStage(nodeSecrets, settings.adminToken),
   };

@@ -77,6 +77,15 @@ export type ReserveResult =
   | { readonly ok: true; readonly available: number }
   | { readonly ok: false; readonly available: number };
 
+/**
+ * A charge without a hold (AccountStore.charge): made only when the account
+ * covers it; `available` is what the account can spend after the charge,
+ * or, when refused, what it had.
+ */
+export type ChargeResult =
+  | { readonly ok: true; readonly available: number }
+  | { readonly ok: false; readonly available: number };
+
 export interface SettleResult {
   /** Credits charged (0 when the hold had already expired and been swept). */
   readonly charged: number;

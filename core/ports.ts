@@ -3,7 +3,7 @@
  * never on a driver, a socket or a file.
  */
 import type { Effect } from 'effect';
-import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from './accounts.js';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult, ChargeResult } from './accounts.js';
 import type { EgressPolicy } from './egress.js';
 import type { ServiceUnavailable } from './errors.js';
 
@@ -134,6 +134,15 @@ export interface NewHold {
   readonly expiresAt: number;
 }
 
+/** A charge made without a hold (AccountStore.charge). */
+export interface NewCharge {
+  readonly accountId: string;
+  readonly operation: string;
+  readonly credits: number;
+  readonly requestId: string;
+  readonly now: number;
+}
+
 /**
  * Accounts, keys, credit holds and the ledger. Every method is atomic on
  * its own; `reserve` and `settle` are what keep money right under
@@ -167,6 +176,13 @@ export interface AccountStore {
   /** Charge `credits` (at most the hold's) and drop the hold: balance, ledger row and usage, atomically. */
   settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable>;
   release(holdId: string): Effect.Effect<void, ServiceUnavailable>;
+  /**
+   * Charge `credits` with no hold, only if the account covers them (balance
+   * - held >= credits, as reserve decides): balance, ledger row and usage,
+   * atomically, as settle writes them. Refused: nothing is written, and
+   * `available` is what the account had. No overdraft either way.
+   */
+  charge(c: NewCharge): Effect.Effect<ChargeResult, ServiceUnavailable>;
   /** Drop holds that expired (their requests died with a process). Returns how many. */
   sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable>;
   /** Usage of the period starting at `periodStart`, by operation. */

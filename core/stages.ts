@@ -57,7 +57,28 @@ export interface Reserved {
     /** What to charge instead, when the work turned out cheaper (bulk scrape: successful URLs only). */
     actual?: number;
     settled: boolean;
+    /**
+     * Nothing is held on the account (the reserve stage's `chargeAfter`
+     * option): bill charges only if the balance covers the price then,
+     * else the request ends 402 with nothing charged.
+     */
+    readonly deferred?: boolean;
   };
+}
+
+/** Options of the stage kit's reserve. */
+export interface ReserveOptions<T> {
+  /**
+   * For which inputs the price is charged after the work, without a hold
+   * before it: only for a fixed price whose work has no outside effects
+   * (it reads: an index query, a provider's search), since under a race
+   * the work may run and then be refused 402 (nothing charged, the result
+   * dropped). It saves the hold's commit. The auth snapshot is checked
+   * first: when it shows too little, a real hold is taken instead (402 at
+   * once, exact). Bill then charges only what the balance covers
+   * (AccountStore.charge): no overdraft either way.
+   */
+  readonly chargeAfter?: (input: T) => boolean;
 }
 /** bill: what was charged. */
 export interface Billed { readonly charge: { readonly creditsUsed: number; readonly remainingCredits: number } }
@@ -70,7 +91,7 @@ export type ReserveStage<T> = Stage<RequestContext & Authenticated & Admitted & 
 export type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
 export type ExtractStage = Stage<Fetched, Extracted>;
 export type AnalyseStage = Stage<Extracted, Analysed>;
-export type BillStage = Stage<RequestContext & Authenticated & Reserved, Billed, ServiceUnavailable>;
+export type BillStage = Stage<RequestContext & Authenticated & Reserved, Billed, NoCredits | ServiceUnavailable>;
 
 /** admin: the caller holds the admin token. */
 export interface AdminAuthenticated { readonly admin: true }
@@ -98,9 +119,15 @@ export interface StageKit {
   /** 403 FORBIDDEN when the plan lacks a feature the input asks for. */
   /** A feature, or a feature with the request field that asks for it (named in the 403; default: the search field). */
   gate<T>(features: (input: T) => readonly (Feature | { readonly feature: Feature; readonly field: string })[]): GateStage<T>;
-  /** Hold the request's price (402 NO_CREDITS when the account cannot cover it); released unless bill runs. */
-  reserve<T>(operation: string, price: (input: T) => number): ReserveStage<T>;
-  /** Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response. */
+  /**
+   * Hold the request's price (402 NO_CREDITS when the account cannot cover it); released unless bill runs.
+   * With `chargeAfter`, inputs it accepts are not held but charged at bill if covered (see ReserveOptions).
+   */
+  reserve<T>(operation: string, price: (input: T) => number, options?: ReserveOptions<T>): ReserveStage<T>;
+  /**
+   * Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response.
+   * A deferred hold (reserve's `chargeAfter`) is charged only if the balance covers it: 402 NO_CREDITS otherwise.
+   */
   readonly bill: BillStage;
   /** The admin token as a bearer token (only when SCOUR_ADMIN_TOKEN is set). */
   readonly admin: AdminStage | undefined;

@@ -8,7 +8,7 @@
  * the key's expiry and revocation, the account's period), by key hash, in a
  * bounded LRU. Expiry needs no message: auth checks `expiresAt` against the
  * request's clock on every request. The credit figures the lookup carries
- * are a snapshot that nothing decides from: reserve and settle are atomic
+ * are a snapshot that nothing decides from: reserve, settle and charge are atomic
  * statements in the database, and GET /v1/usage reads the account afresh.
  * Unknown keys are never cached, so a flood of random keys cannot fill
  * memory (each costs the lookup it cost before).
@@ -29,9 +29,9 @@
  * other processes then drop the entry when its TTL ends.
  */
 import { Effect } from 'effect';
-import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from '../../core/accounts.js';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult, ChargeResult } from '../../core/accounts.js';
 import type { ServiceUnavailable } from '../../core/errors.js';
-import type { AccountStore, Logger, NewAccount, NewHold, NewKey } from '../../core/ports.js';
+import type { AccountStore, Logger, NewAccount, NewCharge, NewHold, NewKey } from '../../core/ports.js';
 
 /** Where invalidations travel between processes (Redis pub/sub in ./redis.ts). */
 export interface InvalidationBus {
@@ -178,6 +178,7 @@ export class CachedAccountStore implements AccountStore {
   reserve(h: NewHold): Effect.Effect<ReserveResult, ServiceUnavailable> { return this.inner.reserve(h); }
   settle(holdId: string, credits: number, now: number): Effect.Effect<SettleResult, ServiceUnavailable> { return this.inner.settle(holdId, credits, now); }
   release(holdId: string): Effect.Effect<void, ServiceUnavailable> { return this.inner.release(holdId); }
+  charge(c: NewCharge): Effect.Effect<ChargeResult, ServiceUnavailable> { return this.inner.charge(c); }
   sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable> { return this.inner.sweepHolds(now); }
   usage(accountId: string, periodStart: number): Effect.Effect<readonly OperationUsage[], ServiceUnavailable> { return this.inner.usage(accountId, periodStart); }
   accountUsage(accountId: string): Effect.Effect<{ readonly account: Account; readonly usage: readonly OperationUsage[] } | undefined, ServiceUnavailable> { return this.inner.accountUsage(accountId); }

@@ -24,6 +24,7 @@ import type {
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
 import { migratePostgres } from '../store/postgres/index.js';
+import { KeyedBatcher } from '../store/postgres/batch.js';
 import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
@@ -207,8 +208,19 @@ interface OldDoc {
   terms: string[];
 }
 
-class PostgresIndex implements SearchIndex, SearchStorage {
+/** Exported for bench:http's same-run comparison (servers/billing-before.mjs); open it with openPostgresSearchIndex. */
+export class PostgresIndex implements SearchIndex, SearchStorage {
   private closed = false;
+  /**
+   * Concurrent lookups of the same collections (every search of one account asks for the same two: the shared
+   * one and the account's) share one statement, sent after all of them asked: the batcher's next statement,
+   * never the one already in flight, so each sees every write committed before its search began. Nothing is
+   * cached. Under load this takes a pooled connection and a round trip off most searches.
+   */
+  readonly collectionReads = new KeyedBatcher<undefined, readonly CollectionInfo[]>(async (key, items) => {
+    const answer = await this.readCollections(key.split('\u0000'));
+    return Array.from({ length: items.length }, () => answer);
+  });
 
   constructor(private readonly pool: pg.Pool, private readonly own: boolean, readonly ranking: RankingParams, private readonly writeSlice: number) {}
 
@@ -218,7 +230,14 @@ class PostgresIndex implements SearchIndex, SearchStorage {
 
   // ------------------------------------------------------------ SearchStorage
 
-  async collections(names: readonly string[]): Promise<readonly CollectionInfo[]> {
+  collections(names: readonly string[]): Promise<readonly CollectionInfo[]> {
+    // A name holding U+0000 (which PostgreSQL text cannot hold, and which joins the key) goes alone.
+    if (names.some((n) => n.includes('\u0000'))) return this.readCollections(names);
+    return this.collectionReads.submit(names.join('\u0000'), undefined);
+  }
+
+  /** One statement for one lookup (what collections() did before lookups were shared). */
+  async readCollections(names: readonly string[]): Promise<readonly CollectionInfo[]> {
     // Named: run on every search, so each pooled connection parses and plans it once.
     const { rows } = await this.pool.query<{ id: number; name: string; documents: number | string; title_tokens: number | string; text_tokens: number | string; last_updated: number | string | null; analysers: [string, number][] | null }>({
       name: 'scour_search_collections',

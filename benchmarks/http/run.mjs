@@ -72,6 +72,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 2000);
 const SEARCH_PATH = '/v1/search';
 const BILLABLE_PATH = '/test/billable';
 const BILLABLE_BODY = '{"cost":1}';
+/** The same, charged after the work without a hold (the reserve stage's chargeAfter option). */
+const BILLABLE_AFTER_BODY = '{"cost":1,"charge_after":true}';
 const only = (process.env.BENCH_ONLY ?? GROUPS.join(',')).split(',').map((g) => g.trim()).filter(Boolean);
 for (const g of only) {
   if (!GROUPS.includes(g)) {
@@ -210,8 +212,12 @@ const allTargets = [
   { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
   { id: 'scour_usage_shared_single', group: 'usage', name: 'Scour/uWS, shared, group commit off (one read per request)', args: ['--import', './benchmarks/http/servers/group-commit-off.mjs', 'dist/adapters/cli/main.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
   { id: 'scour_search_shared', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s`, args: ['dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
+  { id: 'scour_search_shared_before', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s, before part 3 (hold + settle, release awaited, collections unshared)`, args: ['--import', './benchmarks/http/servers/billing-before.mjs', 'dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
+  { id: 'scour_search_shared_awaited', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s, charged after, release awaited`, args: ['--import', './benchmarks/http/servers/release-awaited.mjs', 'dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
+  { id: 'scour_search_shared_unshared', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s, collections looked up one search at a time`, args: ['--import', './benchmarks/http/servers/collections-unshared.mjs', 'dist/adapters/cli/main.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
   { id: 'scour_billable_shared_single', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit) at ${RATE} req/s, group commit off`, args: ['--import', 'tsx', '--import', './benchmarks/http/servers/group-commit-off.mjs', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_BODY), shared: true },
   { id: 'scour_billable_shared', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit) at ${RATE} req/s`, args: ['--import', 'tsx', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_BODY), shared: true },
+  { id: 'scour_billable_shared_after', group: 'billable', name: `Scour/uWS, shared: POST ${BILLABLE_PATH} (no work, 1 credit, charge_after) at ${RATE} req/s`, args: ['--import', 'tsx', 'dist/adapters/cli/main.js', 'serve'], env: { ...usage.billable.env, SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' }, load: runs('billable') && billableLoad(usage.billable, BILLABLE_PATH, BILLABLE_AFTER_BODY), shared: true },
   // Compression: each compressed row right after the uncompressed one it is paired with.
   { id: 'openapi_identity', group: 'compression', name: `GET ${OPENAPI_PATH}, uncompressed`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-identity', method: 'GET', path: OPENAPI_PATH }) },
   { id: 'openapi_br', group: 'compression', name: `GET ${OPENAPI_PATH}, br (reused)`, args: ['dist/adapters/cli/main.js', 'serve'], env: scourUws, load: compressionLoad({ name: 'openapi-br', method: 'GET', path: OPENAPI_PATH, encoding: 'br' }) },
@@ -230,7 +236,8 @@ async function startServer(target, port) {
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
-  const deadline = Date.now() + 20_000;
+  // Generous: on a loaded machine a server started through tsx can take well over 20 s to answer.
+  const deadline = Date.now() + 60_000;
   let lastError;
   while (Date.now() < deadline) {
     try {
@@ -346,7 +353,8 @@ const samples = Object.fromEntries(targets.map((t) => [t.id, []]));
 let port = 19_100;
 try {
   for (let r = 1; r <= rounds; r++) {
-    for (const t of targets) {
+    // Odd rounds in the listed order, even rounds reversed: paired rows take turns at going first.
+    for (const t of r % 2 === 1 ? targets : [...targets].reverse()) {
       port++;
       const child = await startServer(t, port);
       try {
@@ -398,6 +406,11 @@ const ratios = {
   scour_usage_shared_single_vs_embedded: paired('scour_usage_shared_single', 'scour_usage_embedded'),
   bare_uws_get_vs_bare_uws: paired('bare_uws_get', 'bare_uws'),
   billable_group_commit_vs_single: paired('scour_billable_shared', 'scour_billable_shared_single'),
+  search_vs_before: paired('scour_search_shared', 'scour_search_shared_before'),
+  search_awaited_vs_now: paired('scour_search_shared_awaited', 'scour_search_shared'),
+  search_unshared_vs_now: paired('scour_search_shared_unshared', 'scour_search_shared'),
+  search_cpu_vs_before: pairedCpu('scour_search_shared', 'scour_search_shared_before'),
+  billable_after_vs_held: paired('scour_billable_shared_after', 'scour_billable_shared'),
   openapi_br_vs_identity: paired('openapi_br', 'openapi_identity'),
   lorem_gzip_vs_identity: paired('lorem_gzip', 'lorem_identity'),
   lorem_br_vs_identity: paired('lorem_br', 'lorem_identity'),
@@ -445,6 +458,9 @@ const lines = [
     '|---|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'billable').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpu_us.toFixed(1)} | ${r.p99s.map((x) => x.toFixed(1)).join(', ')} |`),
     '',
+    `POST ${SEARCH_PATH}, now vs before part 3, same rounds: achieved req/s ${(ratios.search_vs_before * 100).toFixed(0)}%, CPU/req ${ratios.search_cpu_vs_before.toFixed(2)}x; one change undone, achieved req/s vs now: release awaited ${(ratios.search_awaited_vs_now * 100).toFixed(0)}%, collections unshared ${(ratios.search_unshared_vs_now * 100).toFixed(0)}%`,
+    `POST ${SEARCH_PATH} p99 by round, now / release awaited / collections unshared / before: ${(samples.scour_search_shared ?? []).map((s, i) => [s, samples.scour_search_shared_awaited?.[i], samples.scour_search_shared_unshared?.[i], samples.scour_search_shared_before?.[i]].map((x) => x?.p99.toFixed(0)).join('/') + ' ms').join(', ')}`,
+    `POST ${BILLABLE_PATH}, charged after vs held, same rounds: achieved req/s ${(ratios.billable_after_vs_held * 100).toFixed(0)}%; p99 after/held by round ${(samples.scour_billable_shared_after ?? []).map((s, i) => `${s.p99.toFixed(0)}/${samples.scour_billable_shared?.[i]?.p99.toFixed(0)} ms`).join(', ')}`,
     `POST ${BILLABLE_PATH}, group commit on vs off, same rounds: achieved req/s ${(ratios.billable_group_commit_vs_single * 100).toFixed(0)}% of off; p99 on/off by round ${(samples.scour_billable_shared ?? []).map((s, i) => `${s.p99.toFixed(0)}/${samples.scour_billable_shared_single?.[i]?.p99.toFixed(0)} ms`).join(', ')}`,
   ] : []),
   ...(results.some((r) => r.waits) ? [

@@ -2,7 +2,8 @@
  * The account stages of the pipeline: auth (bearer key -> account), quota
  * (the plan's rate windows and concurrency per operation), gate (plan-gated
  * features), reserve (hold the price before work) and bill (charge the hold
- * when work succeeds). Holds and concurrency slots are released by
+ * when work succeeds; with reserve's chargeAfter, charge without a hold if
+ * the balance covers it). Holds and concurrency slots are released by
  * finalizers, so every exit path (failure, client abort) gives them back.
  */
 import { Effect, Exit } from 'effect';
@@ -15,7 +16,8 @@ import { type Account, keyState, KEY_PATTERN, parseBearer, periodContaining, typ
 import { defineStage } from '../pipeline.js';
 import type { AccountStore, Clock, IdGenerator, RateDecision, RateLimiter, RateRule, Secrets } from '../ports.js';
 import type {
-  AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Feature, GateStage, QuotaStage, Reserved, ReserveStage,
+  AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Billed, Feature, GateStage, QuotaStage, Reserved,
+  ReserveOptions, ReserveStage,
 } from '../stages.js';
 import { writeRateHeaders } from './client-quota.js';
 
@@ -147,21 +149,41 @@ export function gateStage<T>(d: AccountStageDeps, features: (input: T) => readon
   });
 }
 
-export function reserveStage<T>(d: AccountStageDeps, operation: string, price: (input: T) => number): ReserveStage<T> {
-  return defineStage('reserve', (ctx: RequestContext & { readonly account: { readonly id: string }; readonly input: T }) => {
+/**
+ * Switches for bench:http's same-run comparisons (a preload script turns
+ * one off in the server it starts); nothing else changes them.
+ */
+export const accountStageSwitches = {
+  /** Reserve's `chargeAfter` option is honoured (off: every request takes a hold, as before it existed). */
+  chargeAfter: true,
+};
+
+const noCredits = (d: AccountStageDeps, credits: number, available: number): NoCredits => new NoCredits({
+  message: `Insufficient credits: this request costs ${credits} credits and the account has ${available}`,
+  creditsRemaining: available, creditsRequired: credits, upgradeUrl: d.upgradeUrl,
+});
+
+export function reserveStage<T>(d: AccountStageDeps, operation: string, price: (input: T) => number, options?: ReserveOptions<T>): ReserveStage<T> {
+  const chargeAfter = options?.chargeAfter;
+  return defineStage('reserve', (ctx: RequestContext & { readonly account: { readonly id: string; readonly snapshot: Account }; readonly input: T }) => {
     const credits = price(ctx.input);
     if (!Number.isInteger(credits) || credits < 0) return Effect.die(new Error(`price of ${operation} is not a whole number of credits: ${credits}`));
     const holdId = d.ids.next();
+    // Charge after the work, with no hold before it (ReserveOptions.chargeAfter): this saves the hold's
+    // statement and commit, and the request waits for one commit (bill's) instead of two. The trade-off: under
+    // a race for the last credits the work runs and is then refused 402 (nothing charged, its result dropped),
+    // which is why only reads with a fixed price may ask for it. The auth snapshot (possibly a cached one) only
+    // decides whether to try: when it shows too little, a real hold is taken below, so the 402 comes at once and
+    // exactly, and a stale snapshot (credits added since) still gets its hold. Money is decided by the store.
+    if (chargeAfter !== undefined && accountStageSwitches.chargeAfter && chargeAfter(ctx.input)) {
+      const s = ctx.account.snapshot;
+      if (s.balance - s.held >= credits) return Effect.succeed({ hold: { id: holdId, operation, credits, settled: false, deferred: true } });
+    }
     const now = ctx.receivedAt;
     return chain(
       d.store.reserve({ id: holdId, accountId: ctx.account.id, operation, credits, requestId: ctx.requestId, now, expiresAt: now + d.holdTtlMs }),
       (r): Effect.Effect<Reserved, NoCredits> => {
-        if (!r.ok) {
-          return Effect.fail(new NoCredits({
-            message: `Insufficient credits: this request costs ${credits} credits and the account has ${r.available}`,
-            creditsRemaining: r.available, creditsRequired: credits, upgradeUrl: d.upgradeUrl,
-          }));
-        }
+        if (!r.ok) return Effect.fail(noCredits(d, credits, r.available));
         const hold = { id: holdId, operation, credits, settled: false };
         addFinalizer(ctx, () => (hold.settled ? Effect.void : quiet(d.store.release(holdId))));
         return Effect.succeed({ hold });
@@ -171,9 +193,17 @@ export function reserveStage<T>(d: AccountStageDeps, operation: string, price: (
 }
 
 export function billStage(d: AccountStageDeps): BillStage {
-  return defineStage('bill', (ctx: RequestContext & Reserved) => {
+  return defineStage('bill', (ctx: RequestContext & Authenticated & Reserved): Effect.Effect<Billed, NoCredits | ServiceUnavailable> => {
     const hold = ctx.hold;
     const credits = hold.actual === undefined ? hold.credits : Math.max(0, Math.min(hold.credits, Math.floor(hold.actual)));
+    if (hold.deferred === true) {
+      // Nothing was held: charged only if the balance covers it now, else 402 and nothing charged.
+      return chain(d.store.charge({ accountId: ctx.account.id, operation: hold.operation, credits, requestId: ctx.requestId, now: d.clock.now() }), (r) => {
+        if (!r.ok) return Effect.fail(noCredits(d, credits, r.available));
+        hold.settled = true;
+        return Effect.succeed({ charge: { creditsUsed: credits, remainingCredits: r.available } });
+      });
+    }
     return chain(d.store.settle(hold.id, credits, d.clock.now()), (r) => {
       hold.settled = true;
       return Effect.succeed({ charge: { creditsUsed: r.charged, remainingCredits: r.available } });

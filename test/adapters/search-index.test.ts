@@ -297,6 +297,20 @@ describe.each(BACKENDS)('search index on $name', (backend) => {
       expect(windScore).not.toBe(before[0]![1]);
     });
 
+    it('concurrent searches of the same collections agree, and each sees every write made before it (one collections statement for all in PostgreSQL)', async () => {
+      const reads = (index as { collectionReads?: { statements: number } }).collectionReads;
+      const sent0 = reads?.statements ?? 0;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => urls('solar', {}, 10, ['shared', 'acct_race'])));
+      for (const a of answers) expect(a).toEqual(answers[0]);
+      if (backend.name === 'PostgreSQL') expect(reads!.statements - sent0).toBe(1);
+      // A write, then searches started while one is still in flight: the later ones see the new collection.
+      const inFlight = urls('quince', {}, 10, ['shared', 'acct_race']);
+      await index.upsert('acct_race', [doc('https://race.example/quince', 'Quince jelly', 'Quince, sugar and lemon make a jelly.')], NOW);
+      const after = await Promise.all([urls('quince', {}, 10, ['shared', 'acct_race']), urls('quince', {}, 10, ['shared', 'acct_race'])]);
+      expect(after).toEqual([['https://race.example/quince'], ['https://race.example/quince']]);
+      await inFlight;
+    });
+
     it('the same URL in two collections is two documents', async () => {
       await index.upsert('acct_c', [doc('https://solar.example.com/rooftops', 'My own copy', 'Nothing about the sun here: only gardening.')], NOW);
       const got = await index.get(['shared', 'acct_c'], ['https://solar.example.com/rooftops']);

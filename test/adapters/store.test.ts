@@ -13,7 +13,7 @@ import { Cause, Effect, Exit } from 'effect';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account, KeyRecord } from '../../core/accounts.js';
-import type { AccountStore, NewHold } from '../../core/ports.js';
+import type { AccountStore, NewCharge, NewHold } from '../../core/ports.js';
 import { openPostgresStore, type PostgresAccountStore } from '../../adapters/store/postgres/index.js';
 import { openSqliteStore } from '../../adapters/store/sqlite/index.js';
 
@@ -391,6 +391,33 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect((await run(store.ledger(a.id, 100))).map((l) => l.credits)).toEqual([4, 5, 2, 1]);
     });
 
+    it('charges without a hold only what the balance covers beside holds, into the ledger and usage', async () => {
+      const a = await newAccount(10);
+      const c = (credits: number, over: Partial<NewCharge> = {}): NewCharge => ({ accountId: a.id, operation: 'search', credits, requestId: randomUUID(), now: T0, ...over });
+      const x = hold(a.id, 4);
+      await run(store.reserve(x));
+      // 10 balance, 4 held: 6 can be charged.
+      expect(await run(store.charge(c(7)))).toEqual({ ok: false, available: 6 });
+      expect(await run(store.charge(c(2, { requestId: 'req-1', now: T0 + 1 })))).toEqual({ ok: true, available: 4 });
+      expect(await run(store.charge(c(4, { operation: 'scrape', now: T0 + 2 })))).toEqual({ ok: true, available: 0 });
+      expect(await run(store.charge(c(1)))).toEqual({ ok: false, available: 0 });
+      expect(await run(store.charge(c(0, { now: T0 + 3 })))).toEqual({ ok: true, available: 0 });
+      expect(await account(a.id)).toMatchObject({ balance: 4, held: 4 });
+      const ledger = await run(store.ledger(a.id, 10));
+      expect(ledger.map((l) => [l.operation, l.credits, l.createdAt])).toEqual([['search', 0, T0 + 3], ['scrape', 4, T0 + 2], ['search', 2, T0 + 1]]);
+      expect(ledger[2]!.requestId).toBe('req-1');
+      expect(await run(store.usage(a.id, a.periodStart))).toEqual([
+        { operation: 'scrape', credits: 4, requests: 1 }, { operation: 'search', credits: 2, requests: 2 },
+      ]);
+      // The hold still settles.
+      expect(await run(store.settle(x.id, 4, T0 + 4))).toEqual({ charged: 4, available: 0 });
+      expect(await run(store.charge(c(1, { accountId: 'nope' })))).toEqual({ ok: false, available: 0 });
+      for (const bad of [-1, 1.5]) {
+        const exit = await Effect.runPromiseExit(store.charge(c(bad)));
+        expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true);
+      }
+    });
+
     it(h.sync ? 'hands back completed Effects (no fiber on the request path)' : 'hands back pending Effects that resolve', async () => {
       const a = await newAccount(1);
       const effects = [store.getAccount(a.id), store.reserve(hold(a.id, 1)), store.findKey('x')];
@@ -462,6 +489,69 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect(ledger.map((l) => [l.credits, l.createdAt])).toEqual([[0, T0 + 4], [5, T0 + 2], [2, T0 + 1]]);
       const usage = await run(store.usage(a.id, a.periodStart));
       expect(usage).toEqual([{ operation: 'search', credits: 7, requests: 3 }]);
+    });
+
+    it('charges made together are decided one after another, in order (one statement in PostgreSQL)', async () => {
+      const a = await newAccount(10);
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.charges.statements ?? 0;
+      const charge = (credits: number, i: number): NewCharge => ({ accountId: a.id, operation: i % 2 === 0 ? 'search' : 'scrape', credits, requestId: `r${i}`, now: T0 + i });
+      // Same tick: 3 fits (7 left), 5 fits (2), 4 does not, 2 fits (0), 1 does not, 0 fits, 7 does not.
+      const charged = await Promise.all([3, 5, 4, 2, 1, 0, 7].map((c, i) => run(store.charge(charge(c, i)))));
+      expect(charged).toEqual([
+        { ok: true, available: 7 }, { ok: true, available: 2 }, { ok: false, available: 2 }, { ok: true, available: 0 },
+        { ok: false, available: 0 }, { ok: true, available: 0 }, { ok: false, available: 0 },
+      ]);
+      if (pgStore) expect(pgStore.charges.statements - sent0).toBe(1);
+      expect(await account(a.id)).toMatchObject({ balance: 0, held: 0 });
+      const ledger = await run(store.ledger(a.id, 10));
+      expect(ledger.map((l) => [l.requestId, l.credits])).toEqual([['r5', 0], ['r3', 2], ['r1', 5], ['r0', 3]]);
+      expect(await run(store.usage(a.id, a.periodStart))).toEqual([
+        { operation: 'scrape', credits: 7, requests: 3 }, { operation: 'search', credits: 3, requests: 1 },
+      ]);
+      const missing = await Promise.all([1, 0].map((c, i) => run(store.charge({ ...charge(c, i), accountId: randomUUID() }))));
+      expect(missing).toEqual([{ ok: false, available: 0 }, { ok: false, available: 0 }]);
+    });
+
+    /** 200 concurrent charge(1) (no hold), half of them beside reserve(1) -> settle, against 50 credits, spread over `stores`. */
+    const chargeRace = async (stores: readonly AccountStore[]) => {
+      const a = await newAccount(50);
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const s = stores[i % stores.length]!;
+          if (i % 4 === 3) {
+            const x = hold(a.id, 1);
+            const r = await run(s.reserve(x));
+            if (!r.ok) return 0;
+            return (await run(s.settle(x.id, 1, T0 + i))).charged;
+          }
+          const r = await run(s.charge({ accountId: a.id, operation: i % 2 === 0 ? 'search' : 'scrape', credits: 1, requestId: `r${i}`, now: T0 + i }));
+          expect(r.available).toBeGreaterThanOrEqual(0);
+          return r.ok ? 1 : 0;
+        }),
+      );
+      expect(outcomes.reduce((x, y) => x + y, 0)).toBe(50);
+      expect(await account(a.id)).toMatchObject({ balance: 0, held: 0 });
+      expect((await run(store.ledger(a.id, 1000))).length).toBe(50);
+      const usage = await run(store.usage(a.id, a.periodStart));
+      expect(usage.reduce((n, u) => n + u.credits, 0)).toBe(50);
+      expect(usage.reduce((n, u) => n + u.requests, 0)).toBe(50);
+    };
+
+    it('one store instance: 200 charges (and holds) on 50 credits charge exactly 50, never more', async () => {
+      const pgStore = h.name === 'postgres' ? (store as PostgresAccountStore) : undefined;
+      const sent0 = pgStore?.charges.statements ?? 0;
+      await chargeRace([store]);
+      if (pgStore) expect(pgStore.charges.statements - sent0).toBeLessThan(20);
+    });
+
+    it('two store instances on one database (two processes): 200 charges (and holds) charge exactly 50', async () => {
+      const other = await h.open();
+      try {
+        await chargeRace([store, other]);
+      } finally {
+        await h.close(other);
+      }
     });
 
     it('concurrent usage reads of one account get the same exact answer (one statement for all in PostgreSQL)', async () => {

@@ -4,12 +4,12 @@
  * period), holds are charged or released, and the result stays synchronous.
  */
 import { Effect, Exit } from 'effect';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AccountAdmin } from '../../core/account-admin.js';
 import { addMonths } from '../../core/accounts.js';
 import { ReplyMeta, type RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
-import { authStage, billStage, quotaStage, reserveStage, type AccountStageDeps } from '../../core/stages/account.js';
+import { accountStageSwitches, authStage, billStage, quotaStage, reserveStage, type AccountStageDeps } from '../../core/stages/account.js';
 import { nodeSecrets } from '../../adapters/crypto/node.js';
 import { MemoryRateLimiter } from '../../adapters/limiter/memory/index.js';
 import { openSqliteStore, type SqliteAccountStore } from '../../adapters/store/sqlite/index.js';
@@ -40,7 +40,16 @@ function setup() {
     .then(reserveStage(deps, 'scrape', (i: { cost: number }) => i.cost))
     .then(billStage(deps))
     .handle((c) => Effect.succeed({ charged: c.charge.creditsUsed, left: c.charge.remainingCredits, period: c.account.snapshot.periodStart }));
-  return { store, limiter, admin, ctx, billable, setNow: (t: number) => void (now = t) };
+  /** The same with reserve's chargeAfter; `work` runs between reserve and bill. */
+  const chargedAfter = (work: () => void, chargeAfter: (i: { cost: number }) => boolean = () => true) => Pipeline.from<RequestContext>()
+    .then(authStage(deps))
+    .then(quotaStage(deps, 'scrape'))
+    .then({ name: 'validate', run: () => Effect.succeed({ input: { cost: 3 } }) })
+    .then(reserveStage(deps, 'scrape', (i: { cost: number }) => i.cost, { chargeAfter }))
+    .then({ name: 'work', run: () => { work(); return Effect.succeed({ worked: true }); } })
+    .then(billStage(deps))
+    .handle((c) => Effect.succeed({ charged: c.charge.creditsUsed, left: c.charge.remainingCredits }));
+  return { store, limiter, admin, ctx, billable, chargedAfter, setNow: (t: number) => void (now = t) };
 }
 
 let open: { store: SqliteAccountStore; limiter: MemoryRateLimiter } | undefined;
@@ -95,5 +104,76 @@ describe('account stages on the embedded store', () => {
     expect(err.error.code).toBe('NO_CREDITS');
     expect(err.error.fields()).toEqual({ credits_remaining: 2, credits_required: 3, upgrade_url: '/billing' });
     expect(Effect.runSync(s.admin.requireAccount(account.id))).toMatchObject({ balance: 2, held: 0 });
+  });
+});
+
+describe('reserve with chargeAfter: no hold, charged at bill only if covered', () => {
+  const failure = (exit: Exit.Exit<unknown, unknown>) => {
+    expect(Exit.isFailure(exit)).toBe(true);
+    return ((exit as Exit.Failure<unknown, unknown>).cause.reasons[0] as unknown as { error: { code: string; fields(): object } }).error;
+  };
+
+  it('takes no hold: one conditional charge at bill, with its ledger row and usage', () => {
+    const s = setup();
+    open = s;
+    const reserve = vi.spyOn(s.store, 'reserve');
+    const charge = vi.spyOn(s.store, 'charge');
+    const { account, key } = Effect.runSync(s.admin.createAccount({ plan: 'starter', credits: 10 }));
+    let worked = 0;
+    const out = s.chargedAfter(() => worked++)(s.ctx(key.apiKey));
+    expect(Exit.isExit(out)).toBe(true);
+    expect(Effect.runSync(out)).toEqual({ charged: 3, left: 7 });
+    expect(worked).toBe(1);
+    expect(reserve).not.toHaveBeenCalled();
+    expect(charge).toHaveBeenCalledTimes(1);
+    expect(Effect.runSync(s.admin.requireAccount(account.id))).toMatchObject({ balance: 7, held: 0 });
+    expect(Effect.runSync(s.store.ledger(account.id, 10)).map((l) => [l.operation, l.credits])).toEqual([['scrape', 3]]);
+    expect(Effect.runSync(s.store.usage(account.id, T0))).toEqual([{ operation: 'scrape', credits: 3, requests: 1 }]);
+  });
+
+  it('when the snapshot shows too little: a real hold, so 402 at once, before the work, with the exact balance', () => {
+    const s = setup();
+    open = s;
+    const reserve = vi.spyOn(s.store, 'reserve');
+    const charge = vi.spyOn(s.store, 'charge');
+    const { account, key } = Effect.runSync(s.admin.createAccount({ plan: 'starter', credits: 2 }));
+    let worked = 0;
+    const err = failure(Effect.runSyncExit(s.chargedAfter(() => worked++)(s.ctx(key.apiKey))));
+    expect(err.code).toBe('NO_CREDITS');
+    expect(err.fields()).toEqual({ credits_remaining: 2, credits_required: 3, upgrade_url: '/billing' });
+    expect(worked).toBe(0);
+    expect(reserve).toHaveBeenCalledTimes(1);
+    expect(charge).not.toHaveBeenCalled();
+    expect(Effect.runSync(s.admin.requireAccount(account.id))).toMatchObject({ balance: 2, held: 0 });
+  });
+
+  it('credits spent while the work ran: 402 NO_CREDITS after it, nothing charged, no overdraft', () => {
+    const s = setup();
+    open = s;
+    const { account, key } = Effect.runSync(s.admin.createAccount({ plan: 'starter', credits: 4 }));
+    // Another request takes 2 of the 4 credits while this one works: 2 left, this one costs 3.
+    const other = () => Effect.runSync(s.store.charge({ accountId: account.id, operation: 'search', credits: 2, requestId: 'other', now: T0 }));
+    const err = failure(Effect.runSyncExit(s.chargedAfter(other)(s.ctx(key.apiKey))));
+    expect(err.code).toBe('NO_CREDITS');
+    expect(err.fields()).toEqual({ credits_remaining: 2, credits_required: 3, upgrade_url: '/billing' });
+    expect(Effect.runSync(s.admin.requireAccount(account.id))).toMatchObject({ balance: 2, held: 0 });
+    expect(Effect.runSync(s.store.ledger(account.id, 10)).map((l) => l.requestId)).toEqual(['other']);
+  });
+
+  it('inputs chargeAfter does not accept, and the switch turned off, take the hold as before', () => {
+    const s = setup();
+    open = s;
+    const reserve = vi.spyOn(s.store, 'reserve');
+    const charge = vi.spyOn(s.store, 'charge');
+    const { key } = Effect.runSync(s.admin.createAccount({ plan: 'starter', credits: 10 }));
+    expect(Effect.runSync(s.chargedAfter(() => {}, () => false)(s.ctx(key.apiKey)))).toEqual({ charged: 3, left: 7 });
+    accountStageSwitches.chargeAfter = false;
+    try {
+      expect(Effect.runSync(s.chargedAfter(() => {})(s.ctx(key.apiKey)))).toEqual({ charged: 3, left: 4 });
+    } finally {
+      accountStageSwitches.chargeAfter = true;
+    }
+    expect(reserve).toHaveBeenCalledTimes(2);
+    expect(charge).not.toHaveBeenCalled();
   });
 });

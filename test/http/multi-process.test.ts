@@ -148,6 +148,38 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
     }
   }, 30_000);
 
+  it('200 concurrent billable requests charged after their work (no hold) across both processes spend exactly the 50 credits', async () => {
+    const made = await call(`${a.url}/admin/v1/accounts`, { method: 'POST', token: ADMIN_TOKEN, body: { plan: 'starter', credits: 50 } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const deferred = made.body as Created;
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+      call(`${(i % 2 === 0 ? a : b).url}/test/billable`, { method: 'POST', token: deferred.api_key, body: { cost: 1, delay_ms: 5, charge_after: true } })));
+    expect(countBy(results.map((r) => r.status))).toEqual({ 200: 50, 402: 150 });
+    for (const r of results) {
+      if (r.status === 402) {
+        expect(r.body).toMatchObject({ code: 'NO_CREDITS', credits_required: 1, credits_remaining: 0 });
+      } else {
+        expect(r.body.credits_used).toBe(1);
+        expect(r.body.remaining_credits).toBeGreaterThanOrEqual(0);
+      }
+    }
+    const okIds = results.filter((r) => r.status === 200).map((r) => r.body.request_id as string);
+    const client = new pg.Client({ connectionString: db!.url, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    try {
+      const ledger = await client.query('SELECT request_id, credits::int AS credits FROM ledger WHERE account_id = $1', [deferred.account_id]);
+      expect(ledger.rows).toHaveLength(50);
+      // Every charge is one of the answered requests, and every answered request was charged once.
+      expect(new Set(ledger.rows.map((r: { request_id: string }) => r.request_id))).toEqual(new Set(okIds));
+      const acct = await client.query('SELECT balance::int AS balance, held::int AS held FROM accounts WHERE id = $1', [deferred.account_id]);
+      expect(acct.rows[0]).toEqual({ balance: 0, held: 0 });
+      const usage = await client.query('SELECT credits::int AS credits, requests::int AS requests FROM usage WHERE account_id = $1', [deferred.account_id]);
+      expect(usage.rows).toEqual([{ credits: 50, requests: 50 }]);
+    } finally {
+      await client.end();
+    }
+  }, 30_000);
+
   it('the rate limit is shared: 30 concurrent usage calls across both processes admit exactly 10', async () => {
     // Windows are fixed and aligned to the epoch: keep the burst (and the re-check after it) inside one minute.
     const intoMinute = Date.now() % 60_000;

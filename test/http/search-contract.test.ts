@@ -273,6 +273,24 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
       expect(await remaining(base, c.key)).toBe(1);
     });
 
+    it('credits running out mid-race: of 20 concurrent searches on 5 credits exactly 5 are answered and charged, the others 402', async () => {
+      const c = await account(base, 'unicorn', 5);
+      const results = await Promise.all(Array.from({ length: 20 }, () => search(base, c.key, { query: 'solar' })));
+      const ok = results.filter((r) => r.status === 200);
+      expect(ok).toHaveLength(5);
+      for (const r of ok) expect(r.body).toMatchObject({ credits_used: 1 });
+      expect(ok.map((r) => r.body.remaining_credits).sort()).toEqual([0, 1, 2, 3, 4]);
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expectErrorBody(r, 402, 'NO_CREDITS');
+        expect(r.body).toMatchObject({ credits_required: 1, credits_remaining: 0 });
+        expect(r.body.search_results).toBeUndefined();
+      }
+      expect(await remaining(base, c.key)).toBe(0);
+      const ledger = (await admin(base, 'GET', `/admin/v1/accounts/${c.id}/ledger`)).body.ledger as { request_id: string; credits: number }[];
+      expect(ledger.map((l) => l.credits)).toEqual([1, 1, 1, 1, 1]);
+      expect(new Set(ledger.map((l) => l.request_id))).toEqual(new Set(ok.map((r) => r.body.request_id)));
+    });
+
     it('include_contacts below Starter and include_social below Builder: 403 FORBIDDEN with upgrade_url, nothing charged', async () => {
       const free = await account(base, 'free', 100);
       const r = await search(base, free.key, { query: 'solar', include_contacts: true });

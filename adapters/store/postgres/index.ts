@@ -1,6 +1,6 @@
 /**
  * AccountStore on PostgreSQL (pg Pool), for several processes or hosts
- * sharing accounts. reserve, settle and release are each one statement
+ * sharing accounts. reserve, settle, charge and release are each one statement
  * (data-modifying CTEs): one round trip, atomic, and correct under READ
  * COMMITTED because the guarded UPDATE re-checks its WHERE against the
  * newest row version after waiting on the row lock. Every statement locks
@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Effect } from 'effect';
-import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from '../../../core/accounts.js';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult, ChargeResult } from '../../../core/accounts.js';
 import { ServiceUnavailable } from '../../../core/errors.js';
-import type { AccountStore, NewAccount, NewHold, NewKey } from '../../../core/ports.js';
+import type { AccountStore, NewAccount, NewCharge, NewHold, NewKey } from '../../../core/ports.js';
 import { pendingMigrations, type Migration } from '../migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { KeyedBatcher } from './batch.js';
@@ -163,6 +163,58 @@ const SQL = {
       DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + EXCLUDED.requests
     )
     SELECT h.n::int AS n, h.held, h.charged, a.available FROM h JOIN a ON a.id = h.account_id`,
+  // A charge without a hold (AccountStore.charge): the balance debited only if it covers the credits beside
+  // what is held (reserve's condition; the UPDATE re-checks it on the newest row version after waiting for
+  // the row lock), with the ledger row and usage settle writes. Refused: the balance as of now (FOR SHARE).
+  charge: `
+    WITH a AS (
+      UPDATE accounts SET balance = balance - $3 WHERE id = $2 AND balance - held >= $3
+      RETURNING id, period_start, balance - held AS available
+    ), l AS (
+      INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at)
+      SELECT $1, a.id, $4, $3, $5, $6 FROM a
+    ), u AS (
+      INSERT INTO usage (account_id, period_start, operation, credits, requests)
+      SELECT a.id, a.period_start, $4, $3, 1 FROM a
+      ON CONFLICT (account_id, period_start, operation)
+      DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + 1
+    ), f AS (
+      SELECT GREATEST(balance - held, 0) AS available FROM accounts
+      WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM a) FOR SHARE
+    )
+    SELECT true AS ok, available FROM a
+    UNION ALL
+    SELECT false AS ok, available FROM f`,
+  // Group commit of charges (batch.ts): one account's charges, in arrival order, each made only if what is left
+  // covers it, exactly as separate charge statements would decide (the walk of reserveBatch, on the account
+  // row locked first). Each row: whether it was charged and the available balance after it (or, refused, then).
+  chargeBatch: `
+    WITH RECURSIVE r AS (
+      SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[])
+        WITH ORDINALITY AS r(id, credits, operation, request_id, created_at, n)
+    ), acct AS (
+      SELECT balance - held AS available FROM accounts WHERE id = $1 FOR NO KEY UPDATE
+    ), g(n, available, ok) AS (
+      SELECT 0::bigint, available, true FROM acct
+      UNION ALL
+      SELECT r.n, CASE WHEN g.available >= r.credits THEN g.available - r.credits ELSE g.available END, g.available >= r.credits
+      FROM g JOIN r ON r.n = g.n + 1
+    ), c AS (
+      SELECT r.* FROM g JOIN r USING (n) WHERE g.n > 0 AND g.ok
+    ), a AS (
+      UPDATE accounts SET balance = balance - (SELECT COALESCE(sum(c.credits), 0) FROM c)
+      WHERE id = $1 AND EXISTS (SELECT 1 FROM acct) RETURNING id, period_start
+    ), l AS (
+      INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at)
+      SELECT c.id, a.id, c.operation, c.credits, c.request_id, c.created_at FROM c CROSS JOIN a ORDER BY c.n
+    ), u AS (
+      INSERT INTO usage (account_id, period_start, operation, credits, requests)
+      SELECT a.id, a.period_start, c.operation, sum(c.credits), count(*) FROM c CROSS JOIN a
+      GROUP BY a.id, a.period_start, c.operation
+      ON CONFLICT (account_id, period_start, operation)
+      DO UPDATE SET credits = usage.credits + EXCLUDED.credits, requests = usage.requests + EXCLUDED.requests
+    )
+    SELECT n::int AS n, ok, GREATEST(available, 0) AS available FROM g WHERE n > 0`,
   release: `
     WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, credits)
     UPDATE accounts SET held = accounts.held - h.credits FROM h WHERE accounts.id = h.account_id`,
@@ -268,6 +320,11 @@ export async function migratePostgres(
 /** U+0000 in a text value: such a call takes the single-statement path, which handles it (see query()). */
 const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
 
+interface PendingCharge extends NewCharge {
+  /** The ledger row's id. */
+  readonly id: string;
+}
+
 interface PendingSettle {
   readonly holdId: string;
   readonly credits: number;
@@ -290,6 +347,8 @@ export class PostgresAccountStore implements AccountStore {
    * batcher's next statement, never the one already in flight), so none is answered from before its call.
    */
   readonly usageReads = new KeyedBatcher<undefined, AccountUsage | undefined>((accountId, items) => this.readAccountUsage(accountId, items.length));
+  /** Concurrent charges (without a hold) of one account, one statement per batch. */
+  readonly charges = new KeyedBatcher<PendingCharge, ChargeResult>((accountId, items) => this.chargeBatch(accountId, items));
   /** Concurrent settles of one account's holds, one statement per batch. */
   readonly settles = new KeyedBatcher<PendingSettle, SettleResult>((accountId, items) => this.settleBatch(items));
 
@@ -327,6 +386,25 @@ export class PostgresAccountStore implements AccountStore {
     });
     // No rows: the account does not exist, and every hold is refused.
     const out: ReserveResult[] = holds.map(() => ({ ok: false, available: 0 }));
+    for (const r of rows) out[r.n - 1] = { ok: r.ok, available: r.available };
+    return out;
+  }
+
+  private async chargeBatch(accountId: string, items: readonly PendingCharge[]): Promise<readonly ChargeResult[]> {
+    if (items.length === 1) {
+      const c = items[0]!;
+      const { rows } = await this.pool.query<{ ok: boolean; available: number }>({
+        name: 'scour_charge', text: SQL.charge, values: [c.id, c.accountId, c.credits, c.operation, c.requestId, c.now],
+      });
+      return [rows[0] === undefined ? { ok: false, available: 0 } : { ok: rows[0].ok, available: rows[0].available }];
+    }
+    const { rows } = await this.pool.query<{ n: number; ok: boolean; available: number }>({
+      name: 'scour_chargeBatch',
+      text: SQL.chargeBatch,
+      values: [accountId, items.map((c) => c.id), items.map((c) => c.credits), items.map((c) => c.operation), items.map((c) => c.requestId), items.map((c) => c.now)],
+    });
+    // No rows: the account does not exist, and every charge is refused.
+    const out: ChargeResult[] = items.map(() => ({ ok: false, available: 0 }));
     for (const r of rows) out[r.n - 1] = { ok: r.ok, available: r.available };
     return out;
   }
@@ -469,6 +547,22 @@ export class PostgresAccountStore implements AccountStore {
   release(holdId: string): Effect.Effect<void, ServiceUnavailable> {
     this.holdAccounts.delete(holdId);
     return this.query('release', [holdId], () => undefined);
+  }
+
+  charge(c: NewCharge): Effect.Effect<ChargeResult, ServiceUnavailable> {
+    const bad = wholeCredits('credits', c.credits, 0);
+    if (bad !== undefined) return bad;
+    if (this.groupCommit && !hasNul(c.accountId, c.operation, c.requestId)) {
+      return Effect.tryPromise({ try: () => this.charges.submit(c.accountId, { ...c, id: randomUUID() }), catch: (e) => this.unavailable(e) });
+    }
+    return this.query<{ ok: boolean; available: number }, ChargeResult>(
+      'charge',
+      [randomUUID(), c.accountId, c.credits, c.operation, c.requestId, c.now],
+      (r) => {
+        const row = r.rows[0];
+        return row === undefined ? { ok: false, available: 0 } : { ok: row.ok, available: row.available };
+      },
+    );
   }
 
   /**

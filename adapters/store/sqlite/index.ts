@@ -11,9 +11,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Effect } from 'effect';
-import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult } from '../../../core/accounts.js';
+import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult, ChargeResult } from '../../../core/accounts.js';
 import { ServiceUnavailable } from '../../../core/errors.js';
-import type { AccountStore, Disposable, NewAccount, NewHold, NewKey } from '../../../core/ports.js';
+import type { AccountStore, Disposable, NewAccount, NewCharge, NewHold, NewKey } from '../../../core/ports.js';
 import { pendingMigrations, type Migration } from '../migrate.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
@@ -116,6 +116,8 @@ function prepareStatements(db: Database.Database) {
                  ON CONFLICT (account_id, period_start, operation)
                  DO UPDATE SET credits = credits + excluded.credits, requests = requests + 1`),
     unhold: p('UPDATE accounts SET held = held - ? WHERE id = ?'),
+    chargeIfCovered: p(`UPDATE accounts SET balance = balance - ? WHERE id = ? AND balance - held >= ?
+                        RETURNING period_start AS "periodStart", balance - held AS available`),
     dataVersion: p('PRAGMA data_version').pluck(),
     expiredHolds: p('DELETE FROM credit_holds WHERE expires_at <= ? RETURNING account_id, credits'),
     usage: p(`SELECT operation, credits, requests FROM usage WHERE account_id = ? AND period_start = ? ORDER BY operation`),
@@ -152,6 +154,7 @@ export class SqliteAccountStore implements AccountStore, Disposable {
   private readonly reserveTx: (h: NewHold) => ReserveResult;
   private readonly settleTx: (holdId: string, credits: number, now: number) => SettleResult;
   private readonly releaseTx: (holdId: string) => void;
+  private readonly chargeTx: (c: NewCharge) => ChargeResult;
   private readonly sweepTx: (now: number) => number;
   private readonly createAccountTx: (a: NewAccount) => Account;
   private readonly addCreditsTx: (id: string, amount: number, reason: string, now: number) => Account | undefined;
@@ -183,6 +186,18 @@ export class SqliteAccountStore implements AccountStore, Disposable {
       s.addUsage.run(hold.account_id, after.periodStart, hold.operation, charged);
       forget(hold.account_id);
       return { charged, available: after.available };
+    }).immediate;
+
+    this.chargeTx = db.transaction((c: NewCharge): ChargeResult => {
+      const after = s.chargeIfCovered.get(c.credits, c.accountId, c.credits) as { periodStart: number; available: number } | undefined;
+      if (after === undefined) {
+        const available = s.available.get(c.accountId) as number | undefined;
+        return { ok: false, available: available ?? 0 };
+      }
+      s.insertLedger.run(randomUUID(), c.accountId, c.operation, c.credits, c.requestId, c.now);
+      s.addUsage.run(c.accountId, after.periodStart, c.operation, c.credits);
+      forget(c.accountId);
+      return { ok: true, available: after.available };
     }).immediate;
 
     this.releaseTx = db.transaction((holdId: string): void => {
@@ -336,6 +351,10 @@ export class SqliteAccountStore implements AccountStore, Disposable {
 
   release(holdId: string): Effect.Effect<void, ServiceUnavailable> {
     return this.run(() => this.releaseTx(holdId));
+  }
+
+  charge(c: NewCharge): Effect.Effect<ChargeResult, ServiceUnavailable> {
+    return wholeCredits('credits', c.credits, 0) ?? this.run(() => this.chargeTx(c));
   }
 
   sweepHolds(now: number): Effect.Effect<number, ServiceUnavailable> {

@@ -26,7 +26,7 @@ import { countryProblem } from '../../proxies/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from './languages.js';
 import { activeFilters, fuse, markTerms, postFilter } from './merge.js';
-import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION } from './enrich.js';
+import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION, pagesToScrape } from './enrich.js';
 import type { ScrapeOptions } from '../scrape.js';
 
 const TIME_RANGE_NAMES = Object.keys(TIME_RANGES) as TimeRange[];
@@ -285,7 +285,9 @@ export function createSearchOperation(options: SearchOptions) {
           .then(host.stages.validate(schema(SearchRequest), (i) => check(i).issues))
           .then(precheck)
           .then(host.stages.gate((i: SearchInput) => [...(i.include_contacts ? ['contacts' as const] : []), ...(i.include_social ? ['social' as const] : [])]))
-          .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(i)))
+          // A search that scrapes nothing (no auto_scrape_top, contacts or social) has a fixed price and only
+          // reads: it is charged after the work, without a hold (one commit less per request; see ReserveOptions).
+          .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(i), { chargeAfter: (i: SearchInput) => pagesToScrape(i) === 0 }))
           .then(searchStage)
           .then(enrich)
           .then(host.stages.bill)
