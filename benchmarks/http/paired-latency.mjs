@@ -1,8 +1,7 @@
-// Paired latency of the billable path at low load: three Scour servers on one
+// Paired latency of the billable path at low load: two Scour servers on one
 // PostgreSQL database and one Redis prefix (as built; before part 3 of the
-// shared hot path, servers/billing-before.mjs; the slot's release awaited,
-// servers/release-awaited.mjs), each request sent to all three in turn (the
-// order reversed every other time), so all three see the same machine noise.
+// shared hot path, servers/billing-before.mjs), each request sent to both in turn (the
+// order reversed every other time), so both see the same machine noise.
 // Needs a build (npm run build) and the services bench:http uses.
 //
 //   node benchmarks/http/paired-latency.mjs [path] [body] [requests per server] [concurrent senders]
@@ -20,7 +19,6 @@ const [path, body, n, conc] = [process.argv[2] ?? '/v1/search', process.argv[3] 
 const variants = [
   { name: 'now', pre: [] },
   { name: 'before', pre: ['--import', './benchmarks/http/servers/billing-before.mjs'] },
-  { name: 'release-awaited', pre: ['--import', './benchmarks/http/servers/release-awaited.mjs'] },
 ];
 const u = await setupUsage(root, scourEnv);
 const children = [];

@@ -254,24 +254,7 @@ export class RedisRateLimiter implements RateLimiter, Disposable {
     });
   }
 
-  /**
-   * Wait for Redis's reply to a release before the request ends (default off). bench:http's same-run
-   * comparison turns it on, which is how release worked before.
-   */
-  awaitRelease = false;
-
-  /**
-   * The ZREM is written to the connection now (ioredis writes a command to its socket when it is called,
-   * in call order) and its reply is not waited for, so the response is not held for a round trip. Order
-   * keeps the slot count exact: this process's later commands (the client's next admission, when it comes
-   * back to this process) go on the same connection after it, and Redis runs one connection's commands in
-   * order; a next request through another process is sent only after this response was written, by which
-   * time the release is already in Redis's socket buffer (on one host; across hosts it would have to be
-   * delayed by more than the client's whole round trip). A failed release is dropped, as before: the
-   * slot's lease ends it.
-   */
   release(key: string, token: string): Effect.Effect<void> {
-    const sent = this.client.zrem(`${this.prefix}cc:${key}`, token).then(() => undefined, () => undefined);
-    return this.awaitRelease ? Effect.promise(() => sent) : Effect.void;
+    return Effect.promise(() => this.client.zrem(`${this.prefix}cc:${key}`, token).then(() => undefined, () => undefined));
   }
 }

@@ -2,20 +2,13 @@
 // billable rows, for a same-run comparison with the shared hot path, part 3
 // (README-shared-hot-path-3.md): every billable request takes a credit hold
 // before its work and settles it after (the reserve stage's chargeAfter
-// option is ignored), the concurrency slot's release waits for Redis's
-// reply before the response is written, and every search looks its
+// option is ignored) and every search looks its
 // collections up with its own statement, as before that pass. Group commit
 // stays on.
 import { accountStageSwitches } from '../../../dist/core/stages/account.js';
-import { RedisRateLimiter } from '../../../dist/adapters/limiter/redis/index.js';
 import { PostgresIndex } from '../../../dist/adapters/search-index/postgres.js';
 
 accountStageSwitches.chargeAfter = false;
-const release = RedisRateLimiter.prototype.release;
-RedisRateLimiter.prototype.release = function (...args) {
-  this.awaitRelease = true;
-  return release.apply(this, args);
-};
 PostgresIndex.prototype.collections = function (names) {
   return this.readCollections(names);
 };
