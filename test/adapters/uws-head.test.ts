@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { NumberText, ReplyMeta, type RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route } from '../../core/plugin.js';
-import { HttpApp, type HeadFrame, type Inbound, type Sink } from '../../adapters/http/shared/app.js';
+import { CORS_EXPOSE_HEADERS, HttpApp, type HeadFrame, type Inbound, type Sink } from '../../adapters/http/shared/app.js';
 import { headBlock } from '../../adapters/http/uws/index.js';
 import { createLogger } from '../../adapters/logging/pino.js';
 import { PrometheusMetrics } from '../../adapters/metrics/prometheus.js';
@@ -86,6 +86,7 @@ describe('the uWS head frame', () => {
             }
             expect(sent.frame).toBeDefined();
             expect(sent.frame!.head(sent.headers)).toBe(headBlock(sent.status, sent.headers));
+            expect(Buffer.from(sent.frame!.bytes(sent.headers)!).toString('latin1')).toBe(headBlock(sent.status, sent.headers));
             expect(sent.headers.slice(0, 4)).toEqual(['content-type', 'application/json; charset=utf-8', 'x-request-id', 'AbC_-12']);
           }
         });
@@ -101,6 +102,66 @@ describe('the uWS head frame', () => {
     const packed = call(a, '/tools/t', { accept: 'application/msgpack' });
     expect(packed.headers[1]).toBe('application/msgpack');
     expect(packed.frame).toBeUndefined();
+  });
+});
+
+describe('the head frame as bytes', () => {
+  const frameOf = (path: string): HeadFrame => {
+    const sent = call(app([]), path);
+    return sent.frame!;
+  };
+
+  it('is the UTF-8 of the formatted head over any sequence of answers: ids and values that change length, headers that come and go', () => {
+    // A small deterministic generator: the same sequence on every run.
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const pool = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-window', 'x-extra', 'retry-after'];
+    for (const path of ['/tools/t', '/created']) {
+      const frame = frameOf(path);
+      const status = path === '/created' ? 201 : 200;
+      const trail = path === '/tools/t'
+        ? ['access-control-allow-origin', '*', 'access-control-expose-headers', CORS_EXPOSE_HEADERS]
+        : [];
+      let id = 'AbC_-12';
+      let stage: string[] = ['x-ratelimit-limit', '1000', 'x-ratelimit-remaining', '999'];
+      for (let step = 0; step < 2000; step++) {
+        const r = rand(10);
+        if (r === 0) id = `id${'x'.repeat(rand(30))}`;
+        else if (r === 1) id = id.slice(0, -1) + String.fromCharCode(97 + rand(26));
+        else if (r === 2) stage = Array.from({ length: rand(4) }, (_, i) => [pool[rand(pool.length)]!, String(rand(10 ** (1 + (i % 3))))]).flat();
+        else if (r === 3 && stage.length > 0) stage[1 + 2 * rand(stage.length / 2)] = String(rand(1000));
+        else if (r === 4 && stage.length > 0) stage[1 + 2 * rand(stage.length / 2)] = String(100 + rand(900));
+        const headers = ['content-type', 'application/json; charset=utf-8', 'x-request-id', id, ...stage, ...trail];
+        const expected = headBlock(status, headers);
+        const bytes = frame.bytes(headers);
+        expect(bytes).toBeDefined();
+        expect(Buffer.from(bytes!).toString('latin1')).toBe(expected);
+        expect(frame.head(headers)).toBe(expected);
+      }
+    }
+  });
+
+  it('is refused for a header outside ASCII or a head past its buffer, and is right again on the next answer', () => {
+    const frame = frameOf('/tools/t');
+    const trail = ['access-control-allow-origin', '*', 'access-control-expose-headers', CORS_EXPOSE_HEADERS];
+    const ok = ['content-type', 'application/json; charset=utf-8', 'x-request-id', 'AbC_-12', 'x-a', '1', 'x-b', '22', ...trail];
+    const check = (headers: string[]) => expect(Buffer.from(frame.bytes(headers)!).toString('latin1')).toBe(headBlock(200, headers));
+    check(ok);
+    const accented = [...ok];
+    accented[7] = 'é2';
+    expect(frame.bytes(accented)).toBeUndefined();
+    check(ok);
+    const huge = [...ok];
+    huge[7] = 'y'.repeat(5000);
+    expect(frame.bytes(huge)).toBeUndefined();
+    check(ok);
+    const longId = [...ok];
+    longId[3] = 'z'.repeat(3000);
+    expect(frame.bytes(longId)).toBeUndefined();
+    check(ok);
   });
 });
 

@@ -81,7 +81,7 @@ class Exchange implements Sink {
       this.sendEmpty(status, headers, body, close);
       return;
     }
-    const head = frame === undefined ? headBlock(status, headers) : frame.head(headers);
+    const head = frame === undefined ? headBlock(status, headers) : (frame.bytes(headers) ?? frame.head(headers));
     if (this.corked) {
       res.writeStatus(head).end(body, close);
       return;
