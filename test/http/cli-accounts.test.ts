@@ -247,7 +247,8 @@ describe('scour serve: the development key on an empty store', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const deadline = Date.now() + 20_000;
+    // Generous: a tsx-loaded server on a loaded machine can take many seconds to listen; only a failure waits it out.
+    const deadline = Date.now() + 60_000;
     let url: string | undefined;
     while ((!url || (until && !until.test(out))) && child.exitCode === null && Date.now() < deadline) {
       url ??= /"url":"(http:[^"]+)"/.exec(out)?.[1];

@@ -8,7 +8,11 @@ export const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
 
 /** A minimal environment: nothing from the test runner's own settings leaks into the child. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extra };
+  // No warm-up (SCOUR_WARMUP, on by default) unless a test asks for it: it loads Playwright, the citation
+  // engine and the extraction workers (each through tsx here) before the server listens, which on a loaded
+  // 2-core machine kept spawned servers from starting within their tests' deadlines; warm-up itself is
+  // tested in test/http/warmup.test.ts.
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SCOUR_WARMUP: 'false', ...extra };
 }
 
 export interface CliResult {
