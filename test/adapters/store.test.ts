@@ -513,6 +513,16 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       expect(missing).toEqual([{ ok: false, available: 0 }, { ok: false, available: 0 }]);
     });
 
+    /** Runs `f` with a second store instance on the same database (a second process), closed after. */
+    const withOther = async (f: (other: AccountStore) => Promise<void>): Promise<void> => {
+      const other = await h.open();
+      try {
+        await f(other);
+      } finally {
+        await h.close(other);
+      }
+    };
+
     /** 200 concurrent charge(1) (no hold), half of them beside reserve(1) -> settle, against 50 credits, spread over `stores`. */
     const chargeRace = async (stores: readonly AccountStore[]) => {
       const a = await newAccount(50);
@@ -545,49 +555,37 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       if (pgStore) expect(pgStore.charges.statements - sent0).toBeLessThan(20);
     });
 
-    it('two store instances on one database (two processes): 200 charges (and holds) charge exactly 50', async () => {
-      const other = await h.open();
-      try {
-        await chargeRace([store, other]);
-      } finally {
-        await h.close(other);
-      }
-    });
+    it('two store instances on one database (two processes): 200 charges (and holds) charge exactly 50', () => withOther((other) => chargeRace([store, other])));
 
     // A batch's walk once started from an older balance than the row its UPDATE changed: with bulk holds being
     // reserved and released through two processes while charges took the balance down, the batch overshot into
     // the held <= balance CHECK and answered 503 (bulk-processes.test.ts, and 4 errors in 60 rounds of this).
-    it('two stores, holds of 9 reserved and released while charges of 3 take the balance down: never a failure, never an overdraft', async () => {
-      const other = await h.open();
-      try {
-        for (let round = 0; round < 40; round++) {
-          const a = await newAccount(30);
-          let charged = 0;
-          const work: Promise<void>[] = [];
-          for (let j = 0; j < 8; j++) {
-            const s = j % 2 ? store : other;
+    it('two stores, holds of 9 reserved and released while charges of 3 take the balance down: never a failure, never an overdraft', () => withOther(async (other) => {
+      for (let round = 0; round < 40; round++) {
+        const a = await newAccount(30);
+        let charged = 0;
+        const work: Promise<void>[] = [];
+        for (let j = 0; j < 8; j++) {
+          const s = j % 2 ? store : other;
+          work.push((async () => {
+            const x = hold(a.id, 9);
+            const r = await run(s.reserve(x));
+            await new Promise((done) => setTimeout(done, (j * 7 + round) % 5));
+            if (r.ok) await run(s.release(x.id));
+          })());
+          for (let k = 0; k < 3; k++) {
             work.push((async () => {
-              const x = hold(a.id, 9);
-              const r = await run(s.reserve(x));
-              await new Promise((done) => setTimeout(done, (j * 7 + round) % 5));
-              if (r.ok) await run(s.release(x.id));
+              await new Promise((done) => setTimeout(done, (j * 3 + k + round) % 8));
+              const r = await run((k % 2 ? other : store).charge({ accountId: a.id, operation: 'search', credits: 3, requestId: `r${j}-${k}`, now: T0 }));
+              if (r.ok) charged += 3;
             })());
-            for (let k = 0; k < 3; k++) {
-              work.push((async () => {
-                await new Promise((done) => setTimeout(done, (j * 3 + k + round) % 8));
-                const r = await run((k % 2 ? other : store).charge({ accountId: a.id, operation: 'search', credits: 3, requestId: `r${j}-${k}`, now: T0 }));
-                if (r.ok) charged += 3;
-              })());
-            }
           }
-          await Promise.all(work); // a 503 from any statement rejects here
-          expect(charged).toBeLessThanOrEqual(30);
-          expect(await account(a.id)).toMatchObject({ balance: 30 - charged, held: 0 });
         }
-      } finally {
-        await h.close(other);
+        await Promise.all(work); // a 503 from any statement rejects here
+        expect(charged).toBeLessThanOrEqual(30);
+        expect(await account(a.id)).toMatchObject({ balance: 30 - charged, held: 0 });
       }
-    });
+    }));
 
     it('concurrent usage reads of one account get the same exact answer (one statement for all in PostgreSQL)', async () => {
       const a = await newAccount(10);
@@ -618,14 +616,7 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       if (pgStore) expect(pgStore.reserves.statements - sent0).toBeLessThan(20);
     });
 
-    it('two store instances on one database (two processes) charge exactly 50', async () => {
-      const other = await h.open();
-      try {
-        await race([store, other]);
-      } finally {
-        await h.close(other);
-      }
-    });
+    it('two store instances on one database (two processes) charge exactly 50', () => withOther((other) => race([store, other])));
   });
 
   it('fails with ServiceUnavailable once the store is closed', async () => {
