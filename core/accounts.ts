@@ -82,9 +82,7 @@ export type ReserveResult =
  * covers it; `available` is what the account can spend after the charge,
  * or, when refused, what it had.
  */
-export type ChargeResult =
-  | { readonly ok: true; readonly available: number }
-  | { readonly ok: false; readonly available: number };
+export type ChargeResult = ReserveResult;
 
 export interface SettleResult {
   /** Credits charged (0 when the hold had already expired and been swept). */

@@ -271,14 +271,14 @@ export interface ScrapeOutcome {
   readonly screenshotError?: string | undefined;
 }
 
+/** Whether the request's page is its only one (set by loneExtractStage: POST /v1/scrape). */
+const isAlone = (ctx: object): boolean => (ctx as { extractAlone?: boolean }).extractAlone === true;
+
 /**
  * The stages of one scrape after validation, built once per server: the
  * single scrape's route runs them as its pipeline, and bulk scrape runs the
  * same ones for each of its URLs.
  */
-/** Whether the request's page is its only one (set by loneExtractStage: POST /v1/scrape). */
-const isAlone = (ctx: object): boolean => (ctx as { extractAlone?: boolean }).extractAlone === true;
-
 export function scrapeStages(host: PluginHost, options: ScrapeOptions) {
   const fetchers = host.registry.byKind('fetcher') as unknown as FetcherPlugin[];
   const httpFetcher = fetchers.find((f) => f.mode === 'http');

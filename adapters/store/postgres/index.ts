@@ -387,53 +387,44 @@ export class PostgresAccountStore implements AccountStore {
     return rows[0] === undefined ? { ok: false, available: 0 } : { ok: rows[0].ok, available: rows[0].available };
   }
 
-  private async reserveBatch(accountId: string, holds: readonly NewHold[]): Promise<readonly ReserveResult[]> {
-    // Alone (no load): the single-hold statement, cheaper to run than the batch's recursive walk.
-    if (holds.length === 1) return [await this.reserveOne(holds[0]!)];
-    for (let attempt = 1; ; attempt++) {
-      const { rows } = await this.pool.query<{ n: number; ok: boolean; available: number; applied: boolean }>({
-        name: 'scour_reserveBatch',
-        text: SQL.reserveBatch,
-        values: [
-          accountId, holds.map((h) => h.id), holds.map((h) => h.credits), holds.map((h) => h.operation),
-          holds.map((h) => h.requestId), holds.map((h) => h.now), holds.map((h) => h.expiresAt),
-        ],
-      });
-      if (rows.length > 0 && !rows[0]!.applied) {
-        this.staleBatches++;
-        if (attempt < STALE_RETRIES) continue;
-        // Still moving: one statement per hold, each exact on its own.
-        return Promise.all(holds.map((h) => this.reserveOne(h)));
-      }
-      // No rows: the account does not exist, and every hold is refused.
-      const out: ReserveResult[] = holds.map(() => ({ ok: false, available: 0 }));
-      for (const r of rows) out[r.n - 1] = { ok: r.ok, available: r.available };
-      return out;
-    }
+  private async chargeOne(c: PendingCharge): Promise<ChargeResult> {
+    const { rows } = await this.pool.query<{ ok: boolean; available: number }>({
+      name: 'scour_charge', text: SQL.charge, values: [c.id, c.accountId, c.credits, c.operation, c.requestId, c.now],
+    });
+    return rows[0] === undefined ? { ok: false, available: 0 } : { ok: rows[0].ok, available: rows[0].available };
   }
 
-  private async chargeBatch(accountId: string, items: readonly PendingCharge[]): Promise<readonly ChargeResult[]> {
-    if (items.length === 1) {
-      const c = items[0]!;
-      const { rows } = await this.pool.query<{ ok: boolean; available: number }>({
-        name: 'scour_charge', text: SQL.charge, values: [c.id, c.accountId, c.credits, c.operation, c.requestId, c.now],
-      });
-      return [rows[0] === undefined ? { ok: false, available: 0 } : { ok: rows[0].ok, available: rows[0].available }];
-    }
+  private reserveBatch(accountId: string, holds: readonly NewHold[]): Promise<readonly ReserveResult[]> {
+    return this.walkBatch('scour_reserveBatch', SQL.reserveBatch, [
+      accountId, holds.map((h) => h.id), holds.map((h) => h.credits), holds.map((h) => h.operation),
+      holds.map((h) => h.requestId), holds.map((h) => h.now), holds.map((h) => h.expiresAt),
+    ], holds, (h) => this.reserveOne(h));
+  }
+
+  private chargeBatch(accountId: string, items: readonly PendingCharge[]): Promise<readonly ChargeResult[]> {
+    return this.walkBatch('scour_chargeBatch', SQL.chargeBatch, [
+      accountId, items.map((c) => c.id), items.map((c) => c.credits), items.map((c) => c.operation), items.map((c) => c.requestId), items.map((c) => c.now),
+    ], items, (c) => this.chargeOne(c));
+  }
+
+  /**
+   * One account's holds or charges as one walking statement (reserveBatch, chargeBatch in SQL): each item's
+   * outcome in input order. Alone (no load), `one` runs the single statement, cheaper than the walk. A batch
+   * the account row moved under (`applied` false: nothing was written) is sent again, and after STALE_RETRIES
+   * sends each item goes through `one`, exact on its own. No rows: no such account, every item refused.
+   */
+  private async walkBatch<I>(
+    name: string, text: string, values: readonly unknown[], items: readonly I[], one: (item: I) => Promise<ReserveResult>,
+  ): Promise<readonly ReserveResult[]> {
+    if (items.length === 1) return [await one(items[0]!)];
     for (let attempt = 1; ; attempt++) {
-      const { rows } = await this.pool.query<{ n: number; ok: boolean; available: number; applied: boolean }>({
-        name: 'scour_chargeBatch',
-        text: SQL.chargeBatch,
-        values: [accountId, items.map((c) => c.id), items.map((c) => c.credits), items.map((c) => c.operation), items.map((c) => c.requestId), items.map((c) => c.now)],
-      });
+      const { rows } = await this.pool.query<{ n: number; ok: boolean; available: number; applied: boolean }>({ name, text, values: [...values] });
       if (rows.length > 0 && !rows[0]!.applied) {
-        // The account row moved under the batch (see reserveBatch): nothing was written; send it again.
         this.staleBatches++;
         if (attempt < STALE_RETRIES) continue;
-        return (await Promise.all(items.map((c) => this.chargeBatch(accountId, [c])))).flat();
+        return Promise.all(items.map(one));
       }
-      // No rows: the account does not exist, and every charge is refused.
-      const out: ChargeResult[] = items.map(() => ({ ok: false, available: 0 }));
+      const out: ReserveResult[] = items.map(() => ({ ok: false, available: 0 }));
       for (const r of rows) out[r.n - 1] = { ok: r.ok, available: r.available };
       return out;
     }
