@@ -6,7 +6,7 @@
 import type { Metrics } from '../../core/ports.js';
 import { chromiumProcesses, openFds } from './process.js';
 
-const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 interface RouteSeries {
   readonly byStatus: Map<number, number>;

@@ -114,6 +114,9 @@ describe('the load engine', () => {
     expect(open.completed).toBe(20);
     expect(open.latency.max).toBeGreaterThan(900);
     expect(open.latency.p50).toBeGreaterThan(400);
+    // The queue was the server's: the generator itself handed every request over about when it was due.
+    expect(open.sendLag.count).toBe(20);
+    expect(open.sendLag.p99).toBeLessThan(open.latency.p50);
   }, 30_000);
 
   it('slope is the least-squares gradient', () => {

@@ -82,6 +82,13 @@ export interface LoadResult {
   readonly throughput: number;
   /** Milliseconds. */
   readonly latency: Percentiles;
+  /**
+   * Open loop: how late the generator itself handed each request to its
+   * connection pool (from when it was due), in milliseconds. Latency counts
+   * this too; when it is large the generator, not the server, fell behind
+   * (a busy or shared core), and the latency says less about the server.
+   */
+  readonly sendLag: Percentiles;
   readonly statuses: Readonly<Record<string, number>>;
   /** 2xx, 4xx (other than 429), 429, 5xx, and errors (no answer). */
   readonly classes: { readonly '2xx': number; readonly '4xx': number; readonly '429': number; readonly '5xx': number; readonly errors: number };
@@ -119,6 +126,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const pool = new Pool(url.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: o.timeoutMs ?? 30_000, bodyTimeout: o.timeoutMs ?? 30_000 });
   const prefix = url.pathname.replace(/(?<!\/)\/+$/, '');
   const overall = newHistogram();
+  const lag = newHistogram();
   const tags = new Map<string, { h: Histogram; statuses: Map<string, number> }>();
   const statuses = new Map<string, number>();
   const errors = new Map<string, number>();
@@ -144,6 +152,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     inFlight++;
     let status = 0;
     let error: string | undefined;
+    lag.recordValue(Math.max(1, Math.round((performance.now() - due) * 1000)));
     try {
       const res = await pool.request({
         method: r.method, path: `${prefix}${r.path}`, headers: r.headers ?? {}, body: r.body ?? null,
@@ -233,6 +242,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     sent, completed, dropped,
     throughput: Math.round((completed / (elapsedMs / 1000)) * 10) / 10,
     latency: percentiles(overall),
+    sendLag: percentiles(lag),
     statuses: Object.fromEntries(statuses),
     classes,
     errors: Object.fromEntries(errors),

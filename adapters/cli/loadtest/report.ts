@@ -62,6 +62,7 @@ export function textReport(r: LoadReport): string {
     row('all', x.latency),
     ...Object.entries(x.byTag).sort().map(([tag, t]) => row(tag, t.latency)),
     ...(Object.keys(x.byTag).length > 1 ? Object.entries(x.groups).map(([g, v]) => row(g, v.latency)) : []),
+    ...(x.mode.kind === 'open' ? [`generator send lag p99 ${x.sendLag.p99} ms, max ${x.sendLag.max} ms (how late this generator itself sent; counted in the latency above)`] : []),
     '',
     `server: RSS max ${r.summary.rssMaxMiB} MiB, slope ${r.summary.rssSlopeMiBPerMin} MiB/min after warm-up; CPU ${r.summary.cpuMeanCores} cores on average;`
       + ` open fds ${r.summary.fdsFirst} -> ${r.summary.fdsLast} (max ${r.summary.fdsMax}); Chromium processes max ${r.summary.chromiumMax}`,
