@@ -61,13 +61,14 @@ function streamingRoute(streams: boolean, path = '/s'): Route<any, any> {
   };
 }
 
-function makeApp(options: { streaming?: boolean } = {}) {
+function makeApp(options: { streaming?: boolean; corsOrigins?: readonly string[] } = {}) {
   const metrics = new PrometheusMetrics();
   const app = new HttpApp({
     routes: [streamingRoute(true), streamingRoute(false, '/plain')],
     compiler: new AjvSchemaCompiler(),
     ids: { next: () => 'req_1' }, clock: { now: () => 0 }, metrics, logger: createLogger('silent'), bodyLimit: 1024,
     ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
   });
   return { app, metrics };
 }
@@ -125,10 +126,10 @@ function fakeSink(streams = true): { sink: Sink; done: Promise<Recorded> } {
   return { sink, done };
 }
 
-function run(app: HttpApp, path: string, headers: Record<string, string> = {}, options: { acceptEncoding?: string; method?: string; streams?: boolean } = {}) {
+function run(app: HttpApp, path: string, headers: Record<string, string> = {}, options: { acceptEncoding?: string; method?: string; streams?: boolean; origin?: string } = {}) {
   const compiled = app.compiled.find((c) => c.route.path === path)!;
   const { sink, done } = fakeSink(options.streams ?? true);
-  const inbound: Inbound = { method: options.method ?? 'GET', path, headers, clientIp: '127.0.0.1', acceptEncoding: options.acceptEncoding };
+  const inbound: Inbound = { method: options.method ?? 'GET', path, headers, clientIp: '127.0.0.1', acceptEncoding: options.acceptEncoding, origin: options.origin };
   const interrupt = app.execute(compiled, {}, inbound, undefined, sink);
   return { done, interrupt };
 }
@@ -166,6 +167,17 @@ describe('streamed answers in the app', () => {
     expect(JSON.parse(streamed.body.toString('utf8'))).toEqual(JSON.parse(whole.body.toString('utf8')));
     expect(JSON.parse(streamed.body.toString('utf8')).request_id).toBe('req_1');
     expect(metric(metrics, 'GET /s', 200)).toBe(1);
+  });
+
+  it('sends the CORS headers a whole answer would carry', async () => {
+    const { app } = makeApp({ corsOrigins: ['https://app.example'] });
+    // Large enough (over 1 KiB) for the whole answer to say Vary: Accept-Encoding too, as a streamed one always does.
+    const streamed = await run(app, '/s', { 'x-n': '100' }, { origin: 'https://app.example' }).done;
+    const whole = await run(app, '/plain', { 'x-n': '100' }, { origin: 'https://app.example' }).done;
+    expect(streamed.how).toBe('end');
+    expect(header(streamed, 'access-control-allow-origin')).toBe('https://app.example');
+    const names = (r: Recorded) => r.headers.filter((_, k) => k % 2 === 0).filter((n) => n !== 'content-length').sort();
+    expect(names(streamed)).toEqual(names(whole));
   });
 
   for (const coding of ['gzip', 'br'] as const) {
