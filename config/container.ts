@@ -294,6 +294,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     logger,
     bodyLimit: settings.bodyLimit,
     corsOrigins: settings.corsOrigins,
+    streaming: settings.streaming,
   });
   appRef = app;
   c.register(TOKENS.HttpApp, { useValue: app });

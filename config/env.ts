@@ -16,6 +16,8 @@ export interface Settings {
   readonly bodyLimit: number;
   readonly toolsRateLimit: { readonly limit: number; readonly windowSeconds: number };
   readonly shutdownTimeoutMs: number;
+  /** Routes that may stream their answers (the synchronous bulk scrape) do; off: every answer is sent whole. */
+  readonly streaming: boolean;
   readonly trustProxy: boolean;
   /** Let several uWS processes share the port (SO_REUSEPORT); off: a port already taken stops start-up (LISTEN_FAILED). */
   readonly reusePort: boolean;
@@ -109,6 +111,7 @@ export const DEFAULTS: Settings = {
   bodyLimit: 1024 * 1024,
   toolsRateLimit: { limit: 120, windowSeconds: 60 },
   shutdownTimeoutMs: 10_000,
+  streaming: true,
   trustProxy: false,
   reusePort: false,
   corsOrigins: [],
@@ -315,6 +318,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
       windowSeconds: int('SCOUR_TOOLS_RATE_WINDOW', 1, 86_400, DEFAULTS.toolsRateLimit.windowSeconds),
     },
     shutdownTimeoutMs: int('SCOUR_SHUTDOWN_TIMEOUT', 0, 3600, DEFAULTS.shutdownTimeoutMs / 1000) * 1000,
+    streaming: bool('SCOUR_STREAMING', DEFAULTS.streaming),
     trustProxy: bool('SCOUR_TRUST_PROXY', DEFAULTS.trustProxy),
     reusePort: bool('SCOUR_REUSE_PORT', DEFAULTS.reusePort),
     corsOrigins,

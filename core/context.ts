@@ -6,10 +6,59 @@ import type { BadRequest, UnsupportedMediaType } from './errors.js';
  * from the socket; stages add typed fields to it (see pipeline.ts).
  */
 
-/** Response metadata a stage may add (rate-limit headers, ...); written on success and on error. */
+/**
+ * The body of an answer that is being streamed (ReplyMeta.stream): text
+ * appended to the body as it is written. Once the request has ended (the
+ * client went away), writes are dropped.
+ */
+export interface ReplyStream {
+  write(chunk: string): void;
+}
+
+/**
+ * Response metadata a stage may add (rate-limit headers, ...); written on
+ * success and on error. A route that declares `streams` may also send its
+ * status and headers early and its body in parts (stream()).
+ */
 export class ReplyMeta {
   /** Flat [name, value, name, value, ...]: cheap to fill and to write. */
   readonly headers: string[] = [];
+  private opener: (() => ReplyStream) | undefined = undefined;
+  private opened: ReplyStream | undefined = undefined;
+
+  /**
+   * Send the route's success status and the headers set so far now, and
+   * return the writer of the body; the same writer on every call. Undefined
+   * when this answer cannot be streamed (msgpack, HEAD, a transport without
+   * streaming, streaming turned off, a route that does not declare it): the
+   * route then answers as usual, with its whole value.
+   *
+   * Once it has returned a writer, the request is committed to a success:
+   * the handler's value must be a string, the rest of the body (for a
+   * stamped JSON route, ending with `}`: the request id goes before it),
+   * and a failure after this point cuts the body off (the client sees an
+   * incomplete answer, never a complete document). Headers set after it
+   * are not sent.
+   */
+  stream(): ReplyStream | undefined {
+    if (this.opened !== undefined) return this.opened;
+    const open = this.opener;
+    if (open === undefined) return undefined;
+    this.opener = undefined;
+    this.opened = open();
+    return this.opened;
+  }
+
+  /** True once stream() has returned a writer: the status and headers are out. */
+  get streamed(): boolean {
+    return this.opened !== undefined;
+  }
+
+  /** The transport's side: how to start this answer's stream, when it can be streamed. */
+  allowStream(open: () => ReplyStream): void {
+    this.opener = open;
+  }
+
   /** Refuses CR and LF so no value can inject a header (adapters write these verbatim). */
   set(name: string, value: string): void {
     if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) throw new Error(`header ${JSON.stringify(name)} holds CR or LF`);

@@ -80,6 +80,14 @@ export interface Route<Req = unknown, Res = unknown> {
   readonly alternate?: { readonly status: 202; readonly response: Schema<any>; readonly when: (response: Res) => boolean };
   /** Whether to add `request_id` to the success body (true for JSON API responses). */
   readonly stampRequestId?: boolean;
+  /**
+   * The answer may be streamed: the pipeline may call `ctx.reply.stream()`
+   * (core/context.ts) to send the success status and headers before its
+   * work is done and the body in parts; the handler's value is then the
+   * rest of the body, a string. JSON routes only; without this flag
+   * stream() always answers undefined.
+   */
+  readonly streams?: boolean;
 }
 
 /** What operation plugins get at boot to build their routes. Never used per request. */

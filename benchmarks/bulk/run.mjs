@@ -9,7 +9,9 @@
 // BENCH_ROUNDS interleaved rounds (the side that goes first rotates); each
 // round uses URLs of its own (a query string), so no cache helps any side.
 // Scour: one bulk request, wall time from sending it to the last byte of the
-// answer; all 100 items must succeed with every extractor's result. Cheerio:
+// answer (streamed: the head and then each result arrive as they are ready,
+// read chunk by chunk; the head's and the first chunk's times are reported
+// too); all 100 items must succeed with every extractor's result. Cheerio:
 // a fresh crawler process per round, a warm-up crawl of BENCH_CHEERIO_WARMUP
 // URLs, then the 100 URLs: wall time from crawler.run() to its end. Memory:
 // peak RSS (VmHWM, reset through /proc/<pid>/clear_refs before the Scour
@@ -233,9 +235,19 @@ async function scourRound(server, urls, concurrency) {
     body: JSON.stringify({ urls, ...EXTRACTORS, concurrent_requests: concurrency }),
   });
   const headMs = performance.now() - t0;
-  // The last byte received ends the time; turning 23 MiB into a string is the client's business.
-  const bytes = await res.arrayBuffer();
+  // The answer is streamed (chunked): the head leaves once the request is admitted, then each result as it is
+  // done. Read it chunk by chunk: the first chunk's time is when results start to arrive; the last byte
+  // received ends the time. Turning 23 MiB into a string is the client's business.
+  const parts = [];
+  let size = 0;
+  let firstChunkMs;
+  for await (const chunk of res.body) {
+    firstChunkMs ??= performance.now() - t0;
+    parts.push(chunk);
+    size += chunk.byteLength;
+  }
   const wallMs = performance.now() - t0;
+  const bytes = Buffer.concat(parts, size);
   const cpu1 = cpuTimes(server.pid);
   const mem = stop();
   const hwm = hwmReset ? hwmBytes(server.pid) : undefined;
@@ -244,7 +256,7 @@ async function scourRound(server, urls, concurrency) {
   const body = JSON.parse(text);
   const problems = body.results.map((it, i) => [i, itemProblem(it)]).filter(([, p]) => p !== undefined);
   return {
-    wall_ms: wallMs, first_byte_ms: headMs, processing_time_s: body.processing_time, succeeded: body.succeeded, total: body.total,
+    wall_ms: wallMs, first_byte_ms: headMs, first_chunk_ms: firstChunkMs ?? wallMs, streamed: res.headers.get('transfer-encoding') === 'chunked', processing_time_s: body.processing_time, succeeded: body.succeeded, total: body.total,
     problems: problems.slice(0, 5).map(([i, p]) => `${urls[i]}: ${p}`), response_bytes: bytes.byteLength,
     credits_used: body.credits_used, server_cpu_s: cpu1.all - cpu0.all, server_main_thread_cpu_s: cpu1.main - cpu0.main, peak_rss: hwm ?? mem.rss_sampled, peak_rss_source: hwm ? 'VmHWM' : 'sampled', peak_pss: mem.pss_sampled,
   };
@@ -411,7 +423,7 @@ try {
     '',
     `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO})${ratioInprocess !== undefined ? `; in-process / Cheerio: ${ratioInprocess.toFixed(2)}; Scour / in-process: ${(scour.median_ms / inprocess.median_ms).toFixed(2)}` : ''}.`,
     '',
-    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, first byte at ${fmt(median(pick('scour', 'first_byte_ms')))} s, last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` In-process: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
+    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, head at ${fmt(median(pick('scour', 'first_byte_ms')))} s, first body chunk at ${fmt(median(pick('scour', 'first_chunk_ms')))} s (${rounds[0].scour.streamed ? 'streamed' : 'not streamed'}), last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` In-process: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
     '',
   ];
   // The CPU floor: the least wall time the server's CPU allows on this machine's cores, were it perfectly parallel.

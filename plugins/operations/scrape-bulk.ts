@@ -8,7 +8,10 @@
  * is valid. Only successful URLs are charged.
  *
  * Two modes. Without `callback_url` the request waits and answers 200 with
- * one result per URL in input order. With it, the request is stored as a
+ * one result per URL in input order, streamed where the transport can (see
+ * `work`): the status and headers once the request has passed every check
+ * that can refuse it, then each result as soon as it and all before it are
+ * done, then the totals after billing. With it, the request is stored as a
  * durable job (core/jobs.ts) and answered 202 at once; a runner (this
  * process, or `scour worker`) scrapes and bills each URL as it finishes,
  * and the results go to the callback in a signed webhook.
@@ -97,6 +100,9 @@ export const BulkJobStatus = StrictObject({
   request_id: Type.Optional(Type.String()),
 });
 
+/** What POST answers: the whole synchronous answer, a job (202), or, when streamed, the rest of the body (text). */
+type BulkAnswer = typeof BulkResponse.static | typeof BulkAccepted.static | string;
+
 /** What a job stores besides its URLs: the request and what the submitting request decided. */
 interface StoredRequest {
   readonly input: BulkInput;
@@ -120,6 +126,13 @@ function optionsOf(i: BulkInput) {
 function itemError(failure: ApiFailure, requestId: string): Record<string, unknown> {
   const { request_id: _id, timestamp: _t, ...error } = errorBody(failure, requestId, new Date());
   return error;
+}
+
+/** One URL's entry in `results`, as the synchronous answer, streamed or not, shows it. */
+function itemOf(url: string, o: ItemOutcome, requestId: string): typeof ItemResult.static {
+  return o.ok
+    ? { url, success: true, attempts: o.attempts, result: o.result }
+    : { url, success: false, attempts: o.attempts, error: itemError(o.failure, requestId) };
 }
 
 /** What a successful URL was charged: its result's credits_used (results stored before it was recorded: the full price). */
@@ -280,19 +293,62 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           Effect.succeed({ ok: false as const, attempts: 1, failure: isApiFailure(d) ? d : new InternalError({ message: 'Internal error while scraping this URL' }) }));
       };
 
-      // Synchronous mode: every URL now, one answer.
+      /**
+       * Synchronous mode: every URL now. Where the answer can be streamed
+       * (ctx.reply.stream(): JSON, a transport that streams), this stage
+       * sends the status and headers as it starts, since every check that
+       * can refuse the request has passed, then `{"results":[` and each
+       * item as soon as it and every item before it are done (input order
+       * is the contract; an item done early waits as its JSON text), and
+       * keeps only the counts: no outcome outlives its write. The handler
+       * then returns the rest of the body. Otherwise (msgpack, a transport
+       * without streaming) the outcomes are kept for one answer, as before.
+       * Items are serialised with JSON.stringify: the same text as the
+       * route's compiled serializer gives them (they are plain data under a
+       * schema of known keys and free records).
+       */
       const work = {
         name: 'fetch',
-        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: PlanId }; hold: { actual?: number } }) => {
+        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: PlanId }; hold: { actual?: number } }):
+          Effect.Effect<{ outcomes: readonly ItemOutcome[] | undefined; succeeded: number }> => {
           const i = ctx.input;
           const concurrency = concurrencyFor(ctx.account.plan, i.concurrent_requests);
+          const price = scrapePrice(i);
+          const out = ctx.reply.stream();
+          if (out === undefined) {
+            return Effect.map(
+              Effect.forEach(i.urls, (_url, n) => scrapeItem(ctx, i, n, ctx.urlProblems[n]), { concurrency }),
+              (outcomes) => {
+                const succeeded = outcomes.filter((o) => o.ok).length;
+                // Only successful URLs are charged, each for what it delivered.
+                ctx.hold.actual = outcomes.reduce((sum, o) => sum + (o.ok ? creditsOf(o.result, price) : 0), 0);
+                return { outcomes, succeeded };
+              },
+            );
+          }
+          out.write('{"results":[');
+          const total = i.urls.length;
+          const waiting: (string | undefined)[] = new Array(total);
+          let next = 0;
+          let succeeded = 0;
+          let actual = 0;
           return Effect.map(
-            Effect.forEach(i.urls, (_url, n) => scrapeItem(ctx, i, n, ctx.urlProblems[n]), { concurrency }),
-            (outcomes) => {
-              const succeeded = outcomes.filter((o) => o.ok).length;
+            Effect.forEach(i.urls, (url, n) => Effect.map(scrapeItem(ctx, i, n, ctx.urlProblems[n]), (o) => {
+              if (o.ok) {
+                succeeded++;
+                actual += creditsOf(o.result, price);
+              }
+              waiting[n] = JSON.stringify(itemOf(url, o, ctx.requestId));
+              while (next < total && waiting[next] !== undefined) {
+                out.write(next === 0 ? waiting[next]! : `,${waiting[next]}`);
+                waiting[next] = undefined;
+                next++;
+              }
+            }), { concurrency, discard: true }),
+            () => {
               // Only successful URLs are charged, each for what it delivered.
-              ctx.hold.actual = outcomes.reduce((sum, o) => sum + (o.ok ? creditsOf(o.result, scrapePrice(i)) : 0), 0);
-              return { outcomes, succeeded };
+              ctx.hold.actual = actual;
+              return { outcomes: undefined, succeeded };
             },
           );
         },
@@ -328,20 +384,19 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         .then(work)
         .then(host.stages.bill)
         .handle((ctx) => {
-          const results = ctx.outcomes.map((o, n) => {
-            const url = ctx.input.urls[n]!;
-            if (o.ok) return { url, success: true, attempts: o.attempts, result: o.result };
-            return { url, success: false, attempts: o.attempts, error: itemError(o.failure, ctx.requestId) };
-          });
-          return Effect.succeed({
-            results,
-            total: results.length,
+          const total = ctx.input.urls.length;
+          const summary = {
+            total,
             succeeded: ctx.succeeded,
-            failed: results.length - ctx.succeeded,
+            failed: total - ctx.succeeded,
             credits_used: ctx.charge.creditsUsed,
             remaining_credits: ctx.charge.remainingCredits,
             processing_time: Math.round((Date.now() - ctx.receivedAt)) / 1000,
-          } as typeof BulkResponse.static | typeof BulkAccepted.static);
+          };
+          // Streamed: the results are out; the rest of the body, in the schema's key order (the app adds request_id).
+          if (ctx.outcomes === undefined) return Effect.succeed<BulkAnswer>(`],${JSON.stringify(summary).slice(1)}`);
+          const results = ctx.outcomes.map((o, n) => itemOf(ctx.input.urls[n]!, o, ctx.requestId));
+          return Effect.succeed<BulkAnswer>({ results, ...summary });
         });
 
       const runAsync = front
@@ -352,7 +407,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           status_url: `${base(ctx.headers)}/v1/scrape/bulk/${ctx.job.id}`,
           total: ctx.job.total,
           created_at: new Date(ctx.job.createdAt).toISOString(),
-        } as typeof BulkResponse.static | typeof BulkAccepted.static));
+        } as BulkAnswer));
 
       const handle = Object.assign(
         (ctx: RequestContext) => (wantsAsync(ctx.body) ? runAsync(ctx) : runSync(ctx)),
@@ -411,6 +466,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           response: schema(BulkResponse),
           alternate: { status: 202 as const, response: schema(BulkAccepted), when: (r: { job_id?: unknown }) => r.job_id !== undefined },
           failures: [400, 402, 403, 429, 503],
+          streams: true,
           handle,
         },
         {

@@ -17,7 +17,7 @@ describe('settings from the environment', () => {
   it('reads every variable', () => {
     const s = loadSettings({
       PORT: '9000', HOST: '127.0.0.1', SCOUR_DATA_DIR: '/tmp/x', LOG_LEVEL: 'debug', SCOUR_HTTP_ADAPTER: 'node',
-      SCOUR_BODY_LIMIT: '2m', SCOUR_TOOLS_RATE_LIMIT: '5', SCOUR_TOOLS_RATE_WINDOW: '10', SCOUR_SHUTDOWN_TIMEOUT: '3',
+      SCOUR_BODY_LIMIT: '2m', SCOUR_TOOLS_RATE_LIMIT: '5', SCOUR_TOOLS_RATE_WINDOW: '10', SCOUR_SHUTDOWN_TIMEOUT: '3', SCOUR_STREAMING: 'false',
       SCOUR_TRUST_PROXY: 'true', SCOUR_UPGRADE_URL: '/billing',
       SCOUR_REUSE_PORT: 'false', SCOUR_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000',
       DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', SCOUR_REDIS_PREFIX: 'acme:',
@@ -31,7 +31,7 @@ describe('settings from the environment', () => {
     });
     expect(s).toEqual({
       port: 9000, host: '127.0.0.1', dataDir: '/tmp/x', logLevel: 'debug', httpAdapter: 'node', bodyLimit: 2 * 1024 * 1024,
-      toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, trustProxy: true, upgradeUrl: '/billing',
+      toolsRateLimit: { limit: 5, windowSeconds: 10 }, shutdownTimeoutMs: 3000, streaming: false, trustProxy: true, upgradeUrl: '/billing',
       reusePort: false, corsOrigins: ['https://app.example.com', 'http://localhost:3000'],
       databaseUrl: 'postgres://u@127.0.0.1:5432/db', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'acme:', keyCacheTtlSeconds: 2,
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false, warmup: false,
@@ -81,7 +81,7 @@ describe('settings from the environment', () => {
     try {
       loadSettings({
         PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x',
-        DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps', SCOUR_WARMUP: 'sometimes',
+        DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps', SCOUR_WARMUP: 'sometimes', SCOUR_STREAMING: 'sometimes',
         SCOUR_ALLOW_PRIVATE_TARGETS: 'sometimes', SCOUR_PUBLIC_URL: 'ftp://x', SCOUR_SCREENSHOT_TTL: '5', SCOUR_BROWSER_PAGES: '0',
         SCOUR_JOBS: 'sometimes', SCOUR_JOB_LEASE: '1', SCOUR_WORKER_CONCURRENCY: '0', SCOUR_WEBHOOK_SCHEDULE: '2s,forever', SCOUR_WEBHOOK_TIMEOUT: '0',
       });
@@ -90,8 +90,8 @@ describe('settings from the environment', () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err!.code).toBe('CONFIG_INVALID');
-    expect(err!.issues).toHaveLength(23);
-    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_WARMUP', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
+    expect(err!.issues).toHaveLength(24);
+    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_WARMUP', 'SCOUR_STREAMING', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
       expect(err!.message).toContain(name);
     }
   });

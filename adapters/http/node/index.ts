@@ -74,6 +74,26 @@ export class NodeHttpServer implements HttpServer {
         if (status === 204) res.end();
         else res.end(body);
       },
+      // A streamed answer: no Content-Length, so node sends it chunked; writes that the socket cannot take
+      // yet wait in the response's buffer (bounded by the answer, see shared/stream.ts). destroy() cuts the
+      // body without its terminating chunk.
+      begin(status, flat, close) {
+        if (done || res.destroyed) return undefined;
+        done = true;
+        const h = close ? [...flat, 'connection', 'close'] : flat;
+        res.writeHead(status, statusLine(status).slice(4), h as string[]);
+        return {
+          write(chunk) {
+            if (!res.destroyed && !res.writableEnded) res.write(chunk);
+          },
+          end() {
+            if (!res.destroyed && !res.writableEnded) res.end();
+          },
+          abort() {
+            if (!res.destroyed) res.destroy();
+          },
+        };
+      },
     };
     res.on('close', () => {
       if (!res.writableFinished) interrupt?.();

@@ -4,11 +4,13 @@
  * request bodies), validation with schemas compiled at boot, the route's
  * Effect run as a fiber (interrupted on client abort), and encoding of
  * results and failures (spec 7.1 body, x-request-id, stage headers), HEAD
- * and OPTIONS, CORS, and response compression. Adapters only move bytes.
+ * and OPTIONS, CORS, response compression, and streamed answers (a route
+ * that declares `streams` may send its status and headers early and its body
+ * in parts: stream.ts). Adapters only move bytes.
  */
 import { Cause, Effect, Exit } from 'effect';
 import { Packr, Unpackr } from 'msgpackr';
-import { ReplyMeta, type RequestContext } from '../../../core/context.js';
+import { ReplyMeta, type ReplyStream, type RequestContext } from '../../../core/context.js';
 import { isCompleted } from '../../../core/fast-effect.js';
 import {
   type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, MethodNotAllowed, NotFound,
@@ -19,6 +21,9 @@ import type { Clock, IdGenerator, Logger, Metrics } from '../../../core/ports.js
 import type { SchemaCompiler } from '../../../core/schema.js';
 import { COMPRESS_ASYNC_BYTES, COMPRESS_MIN_BYTES, compressAsync, compressible, compressSync, decompress } from './compression.js';
 import { prefersMsgpack, requestCoding, responseCoding, type ResponseCoding } from './negotiate.js';
+import { BodyStream, type SinkStream } from './stream.js';
+
+export type { SinkStream } from './stream.js';
 
 /**
  * Headers read for a request that matched no route: enough to pick the
@@ -93,6 +98,8 @@ export interface CompiledRoute {
   } | undefined;
   /** The head frame of a JSON success answer (undefined: the headers are formatted one by one). */
   readonly frame: HeadFrame | undefined;
+  /** The route may stream its answer (Route.streams, JSON routes, streaming not turned off). */
+  readonly streams: boolean;
 }
 
 export interface Inbound {
@@ -122,6 +129,14 @@ export interface Inbound {
 export interface Sink {
   /** `frame`, when given, is the wire form of part of `headers` (see HeadFrame); a sink may ignore it. */
   send(status: number, headers: readonly string[], body: string | Uint8Array, close: boolean, frame?: HeadFrame): void;
+  /**
+   * A streamed answer instead of `send` (a sink without it never streams):
+   * the status and headers, sent with the first write of the body, which
+   * is chunked (no Content-Length). Called at most once, never with or
+   * after `send`; undefined when the request is already over (the client
+   * went away). `close`: ask the client not to reuse the connection.
+   */
+  begin?(status: number, headers: readonly string[], close: boolean): SinkStream | undefined;
 }
 
 /**
@@ -321,6 +336,8 @@ export interface AppOptions {
   readonly bodyLimit: number;
   /** Exact origins whose scripts may call `listed` routes (SCOUR_CORS_ORIGINS); none by default. */
   readonly corsOrigins?: readonly string[];
+  /** Routes that declare `streams` may stream their answers (SCOUR_STREAMING); default true. */
+  readonly streaming?: boolean;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -462,6 +479,7 @@ export class HttpApp {
           frame: frameOf(route.alternate.status),
         },
         frame: frameOf(route.status ?? 200),
+        streams: json && route.streams === true && opts.streaming !== false,
       };
       compiled.push(c);
       const group = byPath.get(route.path);
@@ -683,6 +701,10 @@ export class HttpApp {
       requestId, receivedAt: this.opts.clock.now(), method: inbound.method, path: inbound.path, params,
       clientIp: inbound.clientIp, headers: inbound.headers, body: input, bodyError, reply,
     };
+    // msgpack answers are built whole (one map); HEAD has no body to stream.
+    if (compiled.streams && !msgpack && inbound.method !== 'HEAD' && sink.begin !== undefined) {
+      reply.allowStream(() => this.openStream(compiled, requestId, reply, inbound, sink, t0));
+    }
 
     let effect: Effect.Effect<unknown, ApiFailure>;
     try {
@@ -724,6 +746,10 @@ export class HttpApp {
     exit: Exit.Exit<unknown, ApiFailure>, compiled: CompiledRoute, requestId: string, msgpack: boolean,
     reply: ReplyMeta, inbound: Inbound, sink: Sink, t0: number, aborted: boolean,
   ): void {
+    if (reply.streamed) {
+      this.finishStream(exit, compiled, requestId, reply.stream() as BodyStream, aborted);
+      return;
+    }
     let status: number;
     if (aborted) {
       status = 499;
@@ -739,6 +765,65 @@ export class HttpApp {
     const seconds = (performance.now() - t0) / 1000;
     this.opts.metrics.observe(compiled.key, status, seconds);
     if (this.accessLog) this.opts.logger.debug({ request_id: requestId, route: compiled.key, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+  }
+
+  /**
+   * Start a streamed answer (the route's stage called ctx.reply.stream()):
+   * the route's status and the headers a buffered answer would have had
+   * (content type, request id, the stage headers so far, CORS, Vary), with
+   * Content-Encoding when the client accepts br or gzip. The stream is in
+   * flight (shutdown waits for it) until it has ended or been cut; its
+   * metrics and access line are written then.
+   */
+  private openStream(compiled: CompiledRoute, requestId: string, reply: ReplyMeta, inbound: Inbound, sink: Sink, t0: number): ReplyStream {
+    const headers = ['content-type', JSON_TYPE, 'x-request-id', requestId];
+    const extra = reply.headers;
+    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+    this.cors(headers, inbound, compiled);
+    headers.push('vary', 'Accept-Encoding');
+    const coding = responseCoding(inbound.acceptEncoding);
+    if (coding !== undefined) headers.push('content-encoding', coding);
+    const out = sink.begin!(compiled.status, headers, this.draining);
+    this.inFlight++;
+    return new BodyStream(out, coding, (status, error) => {
+      if (error !== undefined) this.opts.logger.warn({ request_id: requestId, err: String(error), coding }, 'streamed answer: compression failed; body cut off');
+      const seconds = (performance.now() - t0) / 1000;
+      this.opts.metrics.observe(compiled.key, status, seconds);
+      if (this.accessLog) this.opts.logger.debug({ request_id: requestId, route: compiled.key, status, ms: Math.round(seconds * 1e4) / 10, streamed: true }, 'request');
+      this.release();
+    });
+  }
+
+  /**
+   * The end of a streamed answer. Success: the handler's value is the rest
+   * of the body (a string; a stamped route's ends with `}`, the request id
+   * goes before it), then the end. Failure after the head went out (billing
+   * refused, a store outage, a defect): the status cannot change any more,
+   * so the body is cut off, and the client holds an incomplete document,
+   * never a complete one; the metrics count the failure's status. The
+   * client went away: the body is dropped (499).
+   */
+  private finishStream(exit: Exit.Exit<unknown, ApiFailure>, compiled: CompiledRoute, requestId: string, body: BodyStream, aborted: boolean): void {
+    if (aborted) {
+      body.abort(499);
+      return;
+    }
+    if (Exit.isSuccess(exit)) {
+      const value = exit.value;
+      if (typeof value === 'string') {
+        const tail = compiled.stamp && value.charCodeAt(value.length - 1) === 125 /* } */
+          ? `${value.slice(0, -1)},"request_id":"${requestId}"}`
+          : value;
+        body.end(tail, compiled.status, this.draining);
+        return;
+      }
+      this.opts.logger.error({ request_id: requestId, route: compiled.key }, 'streamed answer: the handler returned no string tail; body cut off');
+      body.abort(500);
+      return;
+    }
+    const failure = this.failureOf(exit.cause, compiled, requestId);
+    this.opts.logger.warn({ request_id: requestId, route: compiled.key, status: failure.status, code: failure.code }, 'streamed answer failed after its head was sent; body cut off');
+    body.abort(failure.status);
   }
 
   private decode(contentType: string | undefined, body: Uint8Array | undefined): { value: unknown } | BadRequest | UnsupportedMediaType {
@@ -857,17 +942,7 @@ export class HttpApp {
     status: number, headers: string[], payload: string | Uint8Array, close: boolean, inbound: Inbound, route: CompiledRoute | undefined, sink: Sink,
     frame?: HeadFrame,
   ): void {
-    if (route !== undefined) {
-      if (route.cors === 'public') {
-        for (let i = 0; i < PUBLIC_CORS.length; i++) headers.push(PUBLIC_CORS[i]!);
-      } else if (this.corsOrigins.size > 0) {
-        headers.push('vary', 'Origin');
-        const origin = inbound.origin;
-        if (origin !== undefined && this.corsOrigins.has(origin)) {
-          headers.push('access-control-allow-origin', origin, 'access-control-expose-headers', CORS_EXPOSE_HEADERS);
-        }
-      }
-    }
+    if (route !== undefined) this.cors(headers, inbound, route);
     const size = typeof payload === 'string' ? payload.length : payload.byteLength;
     if (size < COMPRESS_MIN_BYTES || !compressible(headers[1]!)) {
       sink.send(status, headers, payload, close, frame);
@@ -895,6 +970,19 @@ export class HttpApp {
       return;
     }
     this.compressLater(status, headers, payload, close, coding, memoKey, sink);
+  }
+
+  /** The CORS headers of an answer by the route's mode (see CorsMode). */
+  private cors(headers: string[], inbound: Inbound, route: CompiledRoute): void {
+    if (route.cors === 'public') {
+      for (let i = 0; i < PUBLIC_CORS.length; i++) headers.push(PUBLIC_CORS[i]!);
+    } else if (this.corsOrigins.size > 0) {
+      headers.push('vary', 'Origin');
+      const origin = inbound.origin;
+      if (origin !== undefined && this.corsOrigins.has(origin)) {
+        headers.push('access-control-allow-origin', origin, 'access-control-expose-headers', CORS_EXPOSE_HEADERS);
+      }
+    }
   }
 
   /** Compression on the thread pool: the answer is in flight (shutdown waits for it) until it is written. */

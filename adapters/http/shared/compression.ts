@@ -59,6 +59,19 @@ export function compressAsync(coding: ResponseCoding, body: string | Uint8Array,
   else zlib.gzip(b, GZIP_OPTIONS, done);
 }
 
+/**
+ * A compressing stream for an answer whose size is not known in advance (a
+ * streamed answer): the same gzip level and brotli quality as whole
+ * bodies. Brotli keeps its default window (4 MiB): there is no size to fit
+ * it to, and a streamed answer is a large one. zlib streams compress on
+ * libuv's thread pool, as compressAsync does.
+ */
+export function compressStream(coding: ResponseCoding): zlib.Gzip | zlib.BrotliCompress {
+  return coding === 'br'
+    ? zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
+    : zlib.createGzip(GZIP_OPTIONS);
+}
+
 const compressibleMemo = new Map<string, boolean>();
 
 /** Text-like media types are worth compressing; images and other binary formats are already compressed. */

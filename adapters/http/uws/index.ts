@@ -4,9 +4,11 @@
  * 405. Follows the uWS rules: copy everything from `req` synchronously,
  * register onAborted before any async work, copy body chunks that outlive
  * their callback, write inside cork, never touch `res` after abort or end.
+ * A streamed answer (Sink.begin) is written in chunks (`res.write`, which
+ * puts uWS in chunked mode), ended by `res.end`, cut by `res.close`.
  */
 import uws from '@trufflesuite/uws-js-unofficial';
-import type { HttpApp, Inbound, Sink, CompiledRoute, PathInfo, HeadFrame } from '../shared/app.js';
+import type { HttpApp, Inbound, Sink, SinkStream, CompiledRoute, PathInfo, HeadFrame } from '../shared/app.js';
 import { headLines, statusLine, UNMATCHED_HEADERS } from '../shared/app.js';
 import { forwardedFor, ipFromBytes, ListenError, normaliseIp, type HttpServer, type ServerOptions } from '../shared/server.js';
 
@@ -111,9 +113,85 @@ class Exchange implements Sink {
     });
   }
 
+  begin(status: number, headers: readonly string[], close: boolean): SinkStream | undefined {
+    if (this.aborted || this.done) return undefined;
+    this.done = true;
+    // Draining already: the head says so (the connection closes after the answer, as with send).
+    return new UwsStream(this, close ? `${headBlock(status, headers)}\r\nconnection: close` : headBlock(status, headers), close);
+  }
+
   abort(): void {
     this.aborted = true;
     this.interrupt?.();
+  }
+}
+
+/**
+ * A streamed answer on uWS. The head is written with the first chunk (uWS
+ * sends a head only with a body: `write` adds Transfer-Encoding: chunked
+ * and the blank line), each write inside cork. `write` returning false is
+ * back-pressure: uWS keeps what the socket did not take and sends it when
+ * the socket drains, so nothing is lost; what waits there is bounded by the
+ * answer itself (see shared/stream.ts). A client that stops reading for
+ * uWS's idle timeout (10 s) is disconnected (onAborted). `end` writes the
+ * terminating chunk; `close` cuts the connection without it. After onAborted
+ * or either of those, `res` is never touched again.
+ */
+class UwsStream implements SinkStream {
+  private head: string | undefined;
+  private ended = false;
+  private chunk: string | Uint8Array = '';
+
+  private closeAtEnd: boolean;
+
+  constructor(private readonly ex: Exchange, head: string, close: boolean) {
+    this.head = head;
+    this.closeAtEnd = close;
+  }
+
+  private readonly put = (): void => {
+    const res = this.ex.res;
+    if (this.head !== undefined) {
+      res.writeStatus(this.head);
+      this.head = undefined;
+    }
+    res.write(this.chunk);
+    this.chunk = '';
+  };
+
+  private readonly finish = (): void => {
+    const res = this.ex.res;
+    if (this.head !== undefined) {
+      res.writeStatus(this.head);
+      this.head = undefined;
+    }
+    res.end('', this.closeAtEnd);
+  };
+
+  write(chunk: string | Uint8Array): void {
+    const ex = this.ex;
+    if (ex.aborted || this.ended) return;
+    this.chunk = chunk;
+    if (ex.corked) this.put();
+    else ex.res.cork(this.put);
+  }
+
+  end(close: boolean): void {
+    const ex = this.ex;
+    if (ex.aborted || this.ended) return;
+    this.ended = true;
+    // Draining since the head went out: uWS closes the connection once the last chunk is sent.
+    if (close) this.closeAtEnd = true;
+    if (ex.corked) this.finish();
+    else ex.res.cork(this.finish);
+  }
+
+  abort(): void {
+    const ex = this.ex;
+    if (ex.aborted || this.ended) return;
+    this.ended = true;
+    // onAborted runs from inside close(): the request's interruptor is a no-op by now (its fiber has ended).
+    ex.res.close();
   }
 }
 
