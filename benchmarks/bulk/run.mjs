@@ -88,7 +88,11 @@ const TARGET_RATIO = 0.6;
 
 if (SWEEP.some((c) => !Number.isInteger(c) || c < 1)) fail(2, 'BENCH_SWEEP: comma-separated integers >= 1');
 if (PIN !== 'none' && PIN !== 'split') fail(2, 'BENCH_PIN must be none or split');
-if (BASELINE !== 'inprocess' && BASELINE !== 'none') fail(2, 'BENCH_BASELINE must be inprocess or none');
+if (BASELINE !== 'inprocess' && BASELINE !== 'buffered' && BASELINE !== 'none') fail(2, 'BENCH_BASELINE must be inprocess, buffered or none');
+/** The second server: extraction in the main thread, or the answer buffered whole (SCOUR_STREAMING=false, as before streaming). */
+const BASELINE_ENV = BASELINE === 'buffered' ? { SCOUR_STREAMING: 'false' } : { SCOUR_EXTRACTION_WORKERS: '0' };
+const BASE_LABEL = BASELINE === 'buffered' ? 'buffered' : 'in-process';
+const BASE_KIND = BASELINE === 'buffered' ? 'SCOUR_STREAMING=false' : 'SCOUR_EXTRACTION_WORKERS=0';
 if (process.platform !== 'linux') fail(1, 'bench:bulk reads /proc: Linux only');
 for (const r of new Set([SERVER_ROOT, BASELINE_ROOT])) if (!existsSync(join(r, 'dist/adapters/cli/main.js'))) fail(1, `${r}/dist is missing: run \`npm run build\` first (npm run bench:bulk does it)`);
 
@@ -184,7 +188,7 @@ async function launchServer(serverRoot, extraEnv) {
   owned.dirs.push(dataDir);
   const childEnv = { ...env, HOST: '127.0.0.1', PORT: '0', SCOUR_DATA_DIR: dataDir, SCOUR_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' };
   // Embedded configuration (SQLite, in-process limiter); nothing inherited that would change it.
-  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS', 'SCOUR_EXTRACTION_WORKERS']) delete childEnv[k];
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS', 'SCOUR_EXTRACTION_WORKERS', 'SCOUR_STREAMING']) delete childEnv[k];
   Object.assign(childEnv, extraEnv);
   const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: serverRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   owned.servers.push(child);
@@ -328,9 +332,9 @@ try {
   const urlsFor = (tag) => ids.map((id) => site.url(id, `?${tag}`));
 
   const server = await launchServer(SERVER_ROOT, SERVER_ENV);
-  const baseline = BASELINE === 'none' ? undefined : await launchServer(BASELINE_ROOT, { SCOUR_EXTRACTION_WORKERS: '0' });
+  const baseline = BASELINE === 'none' ? undefined : await launchServer(BASELINE_ROOT, BASELINE_ENV);
   serverLog = () => `${server.log()}${baseline ? `\n--- baseline ---\n${baseline.log()}` : ''}`;
-  console.log(`target site ${site.base}: ${ids.length} of ${site.ids.length} pages; Scour pid ${server.pid} at ${server.base} (${server.usage.plan ?? 'plan ?'}, ${server.usage.credits_remaining} credits)${baseline ? `; in-process baseline pid ${baseline.pid} at ${baseline.base}` : ''}`);
+  console.log(`target site ${site.base}: ${ids.length} of ${site.ids.length} pages; Scour pid ${server.pid} at ${server.base} (${server.usage.plan ?? 'plan ?'}, ${server.usage.credits_remaining} credits)${baseline ? `; ${BASE_LABEL} baseline pid ${baseline.pid} at ${baseline.base}` : ''}`);
   for (const s of [server, baseline]) if (s) pinTo(s.pid, '0');
   pinTo(process.pid, canPin ? '1' : `0-${cores - 1}`);
 
@@ -358,7 +362,7 @@ try {
     const s = round.scour;
     const c = round.cheerio;
     const b = round.baseline;
-    console.log(`round ${r}: Scour ${fmt(s.wall_ms)} s (${s.succeeded}/${s.total} ok, peak RSS ${mib(s.peak_rss)} MiB)${b ? ` | in-process ${fmt(b.wall_ms)} s (${b.succeeded}/${b.total} ok)` : ''} | Cheerio ${fmt(c.wall_ms)} s (${c.pages}/${N_URLS} ok, peak RSS ${mib(c.peak_rss)} MiB) | ratio ${(s.wall_ms / c.wall_ms).toFixed(2)}${b ? ` (in-process ${(b.wall_ms / c.wall_ms).toFixed(2)})` : ''}`);
+    console.log(`round ${r}: Scour ${fmt(s.wall_ms)} s (${s.succeeded}/${s.total} ok, peak RSS ${mib(s.peak_rss)} MiB)${b ? ` | ${BASE_LABEL} ${fmt(b.wall_ms)} s (${b.succeeded}/${b.total} ok)` : ''} | Cheerio ${fmt(c.wall_ms)} s (${c.pages}/${N_URLS} ok, peak RSS ${mib(c.peak_rss)} MiB) | ratio ${(s.wall_ms / c.wall_ms).toFixed(2)}${b ? ` (${BASE_LABEL} ${(b.wall_ms / c.wall_ms).toFixed(2)})` : ''}`);
   }
 
   // Single scrapes, one at a time, alternating servers page by page, after SINGLE_WARMUP uncounted ones each:
@@ -375,7 +379,7 @@ try {
       for (const [name, s] of pair) single[name].push(await singleScrape(s, site.url(id, `?single=${k}-${name}`)));
     }
     const line = (name, xs) => `${name}: p50 ${quantile(xs, 0.5).toFixed(1)} ms, p90 ${quantile(xs, 0.9).toFixed(1)} ms`;
-    console.log(`single scrapes (${SINGLE}, every extractor): ${line('Scour', single.scour)}${baseline ? `; ${line('in-process', single.baseline)}` : ''}`);
+    console.log(`single scrapes (${SINGLE}, every extractor): ${line('Scour', single.scour)}${baseline ? `; ${line(BASE_LABEL, single.baseline)}` : ''}`);
   }
 
   const sweep = [];
@@ -406,24 +410,24 @@ try {
   const best = sweep.length ? sweep.reduce((a, b) => (b.median_ms < a.median_ms ? b : a)) : undefined;
   const targets = { [`Scour median <= ${TARGET_RATIO} x Cheerio median`]: ratio <= TARGET_RATIO, 'every URL succeeded on every side': allOk };
   // "Not worse": within 5% (or 1 ms) of in-process, the noise of one run on a shared machine.
-  if (singleBaseP50 !== undefined) targets['single scrape p50 not worse than in-process (within 5%)'] = singleP50 <= Math.max(singleBaseP50 * 1.05, singleBaseP50 + 1);
+  if (singleBaseP50 !== undefined) targets[`single scrape p50 not worse than ${BASE_LABEL} (within 5%)`] = singleP50 <= Math.max(singleBaseP50 * 1.05, singleBaseP50 + 1);
 
   const row = (name, x, side, okKey) => `| ${name} | ${fmt(x.median_ms)} | ${fmt(x.min_ms)} | ${pick(side, 'wall_ms').map(fmt).join(', ')} | ${mib(x.peak_rss_max)} | ${mib(x.peak_pss_max)} | ${pick(side, okKey).join(', ')} |`;
   const lines = [
     '',
     `## Bulk scrape: ${N_URLS} pages, ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY} on every side${canPin ? ' (target on core 0, this process and the site on core 1)' : `, no pinning (${cores} cores shared)`}`,
     '',
-    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte, Accept-Encoding ${ACCEPT_ENCODING ?? 'gzip, deflate (fetch\'s default)'}${SERVER_ENV && Object.keys(SERVER_ENV).length ? ` (server env ${JSON.stringify(SERVER_ENV)})` : ''}; in-process: the same build with SCOUR_EXTRACTION_WORKERS=0. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
+    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte, Accept-Encoding ${ACCEPT_ENCODING ?? 'gzip, deflate (fetch\'s default)'}${SERVER_ENV && Object.keys(SERVER_ENV).length ? ` (server env ${JSON.stringify(SERVER_ENV)})` : ''}; ${BASE_LABEL}: the same build with ${BASE_KIND}. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
     '',
     '| target | median s | min s | rounds (s) | peak RSS MiB | peak PSS MiB | ok |',
     '|---|---:|---:|---|---:|---:|---:|',
     row('Scour bulk, all extractors (extraction pool)', scour, 'scour', 'succeeded'),
-    ...(inprocess ? [row('Scour bulk, extraction in-process (before)', inprocess, 'baseline', 'succeeded')] : []),
+    ...(inprocess ? [row(BASELINE === 'buffered' ? 'Scour bulk, answer buffered whole (before streaming)' : 'Scour bulk, extraction in-process (before)', inprocess, 'baseline', 'succeeded')] : []),
     row('Crawlee CheerioCrawler', cheerio, 'cheerio', 'pages'),
     '',
-    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO})${ratioInprocess !== undefined ? `; in-process / Cheerio: ${ratioInprocess.toFixed(2)}; Scour / in-process: ${(scour.median_ms / inprocess.median_ms).toFixed(2)}` : ''}.`,
+    `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO})${ratioInprocess !== undefined ? `; ${BASE_LABEL} / Cheerio: ${ratioInprocess.toFixed(2)}; Scour / ${BASE_LABEL}: ${(scour.median_ms / inprocess.median_ms).toFixed(2)}` : ''}.`,
     '',
-    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, head at ${fmt(median(pick('scour', 'first_byte_ms')))} s, first body chunk at ${fmt(median(pick('scour', 'first_chunk_ms')))} s (${rounds[0].scour.streamed ? 'streamed' : 'not streamed'}), last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` In-process: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
+    `Scour, medians: server processing_time ${fmtS(pick('scour', 'processing_time_s'))} s, head at ${fmt(median(pick('scour', 'first_byte_ms')))} s, first body chunk at ${fmt(median(pick('scour', 'first_chunk_ms')))} s (${rounds[0].scour.streamed ? 'streamed' : 'not streamed'}), last byte at ${fmt(scour.median_ms)} s; server CPU ${fmtS(pick('scour', 'server_cpu_s'))} s (main thread ${fmtS(pick('scour', 'server_main_thread_cpu_s'))} s); answer ${(rounds[0].scour.response_bytes / MiB).toFixed(1)} MiB.${inprocess ? ` ${BASE_LABEL}: processing_time ${fmtS(pick('baseline', 'processing_time_s'))} s, server CPU ${fmtS(pick('baseline', 'server_cpu_s'))} s (main thread ${fmtS(pick('baseline', 'server_main_thread_cpu_s'))} s).` : ''} Peak RSS: VmHWM (Scour's servers: reset before each request, worker threads included; Cheerio: the crawler process's lifetime, its warm-up included); PSS sampled every ${SAMPLE_MS} ms.`,
     '',
   ];
   // The CPU floor: the least wall time the server's CPU allows on this machine's cores, were it perfectly parallel.
@@ -432,7 +436,7 @@ try {
   const floorRatio = (scourCpu / cores) / (cheerio.median_ms / 1000);
   lines.push(`CPU: Scour's server ${scourCpu.toFixed(2)} s, Cheerio's crawler ${cheerioCpu.toFixed(2)} s for the ${N_URLS} pages (medians). On ${cores} cores Scour's CPU alone needs at least ${(scourCpu / cores).toFixed(2)} s of wall time, ${floorRatio.toFixed(2)} x Cheerio's median time (the CPU floor of the ratio).`, '');
   if (SINGLE > 0) {
-    lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers, after ${SINGLE_WARMUP} uncounted on each): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; in-process p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
+    lines.push(`Single scrapes (POST /v1/scrape, every extractor, one at a time, ${SINGLE} pages alternating servers, after ${SINGLE_WARMUP} uncounted on each): Scour p50 ${singleP50.toFixed(1)} ms, p90 ${quantile(single.scour, 0.9).toFixed(1)} ms${singleBaseP50 !== undefined ? `; ${BASE_LABEL} p50 ${singleBaseP50.toFixed(1)} ms, p90 ${quantile(single.baseline, 0.9).toFixed(1)} ms` : ''}.`, '');
   }
   if (sweep.length) {
     lines.push('| concurrent_requests (Scour only) | median s | min s |', '|---:|---:|---:|');
@@ -441,7 +445,7 @@ try {
   }
   for (const r of rounds) {
     for (const p of r.scour.problems) lines.push(`Scour round ${r.round}: ${p}`);
-    for (const p of r.baseline?.problems ?? []) lines.push(`In-process round ${r.round}: ${p}`);
+    for (const p of r.baseline?.problems ?? []) lines.push(`${BASE_LABEL} round ${r.round}: ${p}`);
     for (const f of r.cheerio.failures ?? []) lines.push(`Cheerio round ${r.round}: ${f}`);
   }
   lines.push(...Object.entries(targets).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`));
@@ -454,7 +458,7 @@ try {
     settings: {
       rounds: ROUNDS, urls: N_URLS, pages: ids, concurrency: CONCURRENCY, sweep: SWEEP, sweep_rounds: SWEEP_ROUNDS, cheerio_warmup: CHEERIO_WARMUP, single: SINGLE, single_warmup: SINGLE_WARMUP,
       accept_encoding: ACCEPT_ENCODING ?? 'fetch default (gzip, deflate)', sample_ms: SAMPLE_MS, pinning: canPin ? 'target on core 0, bench and site on core 1' : 'none', server_args: SERVER_ARGS, server_env: SERVER_ENV, server_root: SERVER_ROOT === root ? 'this checkout' : SERVER_ROOT,
-      baseline: baseline ? { kind: 'SCOUR_EXTRACTION_WORKERS=0', root: BASELINE_ROOT === root ? 'this checkout' : BASELINE_ROOT } : null,
+      baseline: baseline ? { kind: BASE_KIND, root: BASELINE_ROOT === root ? 'this checkout' : BASELINE_ROOT } : null,
       plan: server.usage.plan ?? 'unicorn (bootstrap key)', body: { ...EXTRACTORS, concurrent_requests: CONCURRENCY },
       configuration: 'embedded (SQLite, in-process limiter), fresh data directory', target: 'loopback node:http serving the Zyte pages decompressed',
     },

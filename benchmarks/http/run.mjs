@@ -263,6 +263,7 @@ async function startServer(target, port) {
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
+  child.log = () => log;
   // Generous: on a loaded machine a server started through tsx can take well over 20 s to answer.
   const deadline = Date.now() + 60_000;
   let lastError;
@@ -348,7 +349,17 @@ async function backendCounters() {
 
 /** The server's own latency histogram of one route (its /metrics), cumulative counts by bucket bound in seconds. */
 async function serverHistogram(port, path, method = 'POST') {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  // A connection of its own (no agent): fetch would reuse the probe's keep-alive socket, which the server may
+  // have closed as idle while this process sat in execFileSync and could not see it go.
+  const text = await new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve(body));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
   const buckets = new Map();
   for (const m of text.matchAll(/^scour_http_request_duration_seconds_bucket\{route="([^"]*)",le="([^"]+)"\} (\d+)$/gm)) {
     if (m[1] === `${method} ${path}`) buckets.set(m[2], Number(m[3]));
@@ -409,7 +420,13 @@ try {
         const cpu0 = cpuSeconds(child.pid);
         const s = measure(port, duration, t.load);
         s.cpu_us = ((cpuSeconds(child.pid) - cpu0) / s.requests) * 1e6;
-        if (hist0) s.server_tail = serverTail(hist0, await serverHistogram(port, t.load.path, t.load.method));
+        if (hist0) {
+          const hist1 = await serverHistogram(port, t.load.path, t.load.method).catch((e) => {
+            console.warn(`${t.name}: /metrics after the load failed (${e.message}); server ${child.exitCode === null && child.signalCode === null ? 'still running' : `exited (${child.exitCode ?? child.signalCode})`}; its last output: ${child.log().slice(-2000) || '(none)'}`);
+            return undefined;
+          });
+          if (hist1 !== undefined) s.server_tail = serverTail(hist0, hist1);
+        }
         if (counters0) s.waits = waits(counters0, await backendCounters(), s.requests);
         if (t.load.bytes) s.bytes = await t.load.bytes(port);
         if (s.non2xx > 0) throw new Error(`${t.name}: ${s.non2xx} non-2xx responses`);
