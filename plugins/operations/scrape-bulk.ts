@@ -315,28 +315,23 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           const concurrency = concurrencyFor(ctx.account.plan, i.concurrent_requests);
           const price = scrapePrice(i);
           const out = ctx.reply.stream();
-          if (out === undefined) {
-            return Effect.map(
-              Effect.forEach(i.urls, (_url, n) => scrapeItem(ctx, i, n, ctx.urlProblems[n]), { concurrency }),
-              (outcomes) => {
-                const succeeded = outcomes.filter((o) => o.ok).length;
-                // Only successful URLs are charged, each for what it delivered.
-                ctx.hold.actual = outcomes.reduce((sum, o) => sum + (o.ok ? creditsOf(o.result, price) : 0), 0);
-                return { outcomes, succeeded };
-              },
-            );
-          }
-          out.write('{"results":[');
           const total = i.urls.length;
-          const waiting: (string | undefined)[] = new Array(total);
+          // Not streamed: every outcome kept for one answer. Streamed: each item's text waits only for its turn.
+          const outcomes: ItemOutcome[] | undefined = out === undefined ? new Array(total) : undefined;
+          const waiting: (string | undefined)[] = out === undefined ? [] : new Array(total);
           let next = 0;
           let succeeded = 0;
           let actual = 0;
+          out?.write('{"results":[');
           return Effect.map(
             Effect.forEach(i.urls, (url, n) => Effect.map(scrapeItem(ctx, i, n, ctx.urlProblems[n]), (o) => {
               if (o.ok) {
                 succeeded++;
                 actual += creditsOf(o.result, price);
+              }
+              if (out === undefined) {
+                outcomes![n] = o;
+                return;
               }
               waiting[n] = JSON.stringify(itemOf(url, o, ctx.requestId));
               while (next < total && waiting[next] !== undefined) {
@@ -348,7 +343,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
             () => {
               // Only successful URLs are charged, each for what it delivered.
               ctx.hold.actual = actual;
-              return { outcomes: undefined, succeeded };
+              return { outcomes, succeeded };
             },
           );
         },
