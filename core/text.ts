@@ -40,3 +40,9 @@ export function splitTrimmed(s: string, sep: RegExp): string[] {
     return q;
   });
 }
+
+/** A UTF-16 surrogate code unit (text holding one unpaired has no UTF-8 encoding). */
+export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Whether `text` holds an unpaired UTF-16 surrogate (it then has no UTF-8 encoding). */
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);

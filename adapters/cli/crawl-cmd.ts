@@ -17,7 +17,7 @@ import type { Settings } from '../../config/env.js';
 import type { CrawlBook, CrawlProgress, FrontierItem, PageEnd } from '../../plugins/operations/crawl/engine.js';
 import { DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from '../../plugins/operations/crawl/limits.js';
 import { canonicalUrl } from '../../plugins/operations/crawl/urls.js';
-import { collectionProblem } from '../../plugins/search-providers/local/documents.js';
+import { collectionProblem } from '../../core/index-documents.js';
 import { CommandError, UsageError } from './accounts.js';
 
 export const CRAWL_HELP = `Crawl a site into the local index in this process (no server needed; nothing is billed):

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { Effect, Exit } from 'effect';
 import { SHARED_COLLECTION, type IndexDocument, type SearchIndex } from '../../core/search.js';
 import type { AccountStore } from '../../core/ports.js';
-import { collectionProblem, toIndexDocument } from '../../plugins/search-providers/local/documents.js';
+import { collectionProblem, toIndexDocument } from '../../core/index-documents.js';
 import { CommandError, parseArgs, UsageError } from './accounts.js';
 
 export const INDEX_HELP = `The local search index (the SQLite file in SCOUR_DATA_DIR, or DATABASE_URL):

@@ -10,7 +10,7 @@ import { BadRequest, ServiceUnavailable, type ApiFailure } from '../../core/erro
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route } from '../../core/plugin.js';
 import { SHARED_COLLECTION, type IndexDocument, type SearchIndex } from '../../core/search.js';
-import { collectionProblem, toIndexDocument } from '../search-providers/local/documents.js';
+import { collectionProblem, toIndexDocument } from '../../core/index-documents.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
 
 export const MAX_DOCUMENTS_PER_CALL = 1000;

@@ -31,7 +31,7 @@ import type { Validated } from '../../core/stages.js';
 import { scrapePrice } from '../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
 import { chargeOf, ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';
-import { WebhookView } from './webhook-view.js';
+import { WebhookView } from '../sdk/webhook-view.js';
 
 export const MAX_BULK_URLS = 100;
 /** URLs of one bulk request in flight at once, whatever the plan allows. */

@@ -27,7 +27,7 @@ import { type DeliverableOption, scrapeCharge, scrapePrice } from '../../config/
 import { HTML_FILTER } from '../extractors/common.js';
 import { parsePage } from '../extractors/parse.js';
 import { renderText } from '../extractors/text.js';
-import { isCountryCode } from '../proxies/countries.js';
+import { isCountryCode } from '../../core/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../sdk/index.js';
 import type {
   ExtractorPlugin, FetcherPlugin, FetchRequest, FetchResult, Page, ProxyChoice, ProxyProviderPlugin, ScreenshotSpec,

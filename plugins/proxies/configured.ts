@@ -53,7 +53,7 @@
  */
 import { ConfigError } from '../../config/env.js';
 import { defineProxyProvider, type ProxyChoice, type ProxyProviderPlugin, type ProxyQuery } from '../sdk/scrape.js';
-import { countryProblem } from './countries.js';
+import { countryProblem } from '../../core/countries.js';
 
 export type ProxyType = ProxyChoice['type'];
 export const PROXY_TYPES: readonly ProxyType[] = ['datacenter', 'residential'];

@@ -25,10 +25,8 @@ export function invalid(field: string, message: string): never {
   throw BadRequest.of(field, message);
 }
 
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/** Whether `text` holds an unpaired UTF-16 surrogate (it then has no UTF-8 encoding). */
-export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+import { LONE_SURROGATE } from '../../core/text.js';
+export { hasLoneSurrogate } from '../../core/text.js';
 
 /**
  * Refuse text that has no UTF-8 encoding (an unpaired UTF-16 surrogate):

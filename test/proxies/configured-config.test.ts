@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/env.js';
 import { parseProxyConfig, redactProxyUrl } from '../../plugins/proxies/configured.js';
-import { countryProblem, ISO_COUNTRY_CODES } from '../../plugins/proxies/countries.js';
+import { countryProblem, ISO_COUNTRY_CODES } from '../../core/countries.js';
 
 const SECRET = 'Sup3rS3cretPw';
 const USER = 'cust-77812';

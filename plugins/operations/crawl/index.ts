@@ -25,7 +25,7 @@ import { crawlPagePrice } from '../../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
 import { scrapeStages } from '../scrape.js';
 import { RunAborted, runCrawl, type CrawlBook, type CrawlSpec } from './engine.js';
-import { WebhookView } from '../webhook-view.js';
+import { WebhookView } from '../../sdk/webhook-view.js';
 import { crawlFetchers } from './pages.js';
 import { canonicalUrl, MAX_URL_LENGTH } from './urls.js';
 import { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';

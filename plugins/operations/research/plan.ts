@@ -12,7 +12,7 @@
  * evidence; general: overview, analysis, impact); the timeframe's years; and
  * each region.
  */
-import { ISO_COUNTRY_CODES } from '../../proxies/countries.js';
+import { ISO_COUNTRY_CODES } from '../../../core/countries.js';
 import type { AnalysisDepth, AnalysisType, ResearchInput, ResearchPlan, SourceType } from '../../../core/research.js';
 import { parseTimeframe } from './request.js';
 

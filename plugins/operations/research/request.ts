@@ -15,8 +15,8 @@ import {
   ANALYSIS_DEPTHS, ANALYSIS_TYPES, CITATION_FORMATS, EXPORT_FORMATS, SOURCE_TYPES, TIMEFRAMES, type ResearchInput, type TimeWindow,
 } from '../../../core/research.js';
 import { hasLoneSurrogate, StrictObject, Type } from '../../sdk/index.js';
-import { languageProblem } from '../search/languages.js';
-import { WebhookView } from '../webhook-view.js';
+import { languageProblem } from '../../../core/languages.js';
+import { WebhookView } from '../../sdk/webhook-view.js';
 
 export const MAX_ENTITIES = 50;
 export const MAX_FOCUS_AREAS = 20;

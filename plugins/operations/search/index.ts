@@ -22,9 +22,9 @@ import {
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
 } from '../../../core/search.js';
 import type { Authenticated, Validated } from '../../../core/stages.js';
-import { countryProblem } from '../../proxies/countries.js';
+import { countryProblem } from '../../../core/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
-import { languageProblem } from './languages.js';
+import { languageProblem } from '../../../core/languages.js';
 import { activeFilters, fuse, markTerms, postFilter } from './merge.js';
 import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION, pagesToScrape } from './enrich.js';
 import type { ScrapeOptions } from '../scrape.js';

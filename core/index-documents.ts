@@ -4,10 +4,10 @@
  * turns it into an IndexDocument or says, field by field, why not. One bad
  * document never stops the others.
  */
-import { DOCUMENT_TYPES, SHARED_COLLECTION, type DocumentType, type IndexDocument } from '../../../core/search.js';
-import { ISO_LANGUAGE_CODES } from '../../operations/search/languages.js';
-import { isCountryCode } from '../../proxies/countries.js';
-import { hasLoneSurrogate } from '../../sdk/index.js';
+import { DOCUMENT_TYPES, SHARED_COLLECTION, type DocumentType, type IndexDocument } from './search.js';
+import { ISO_LANGUAGE_CODES } from './languages.js';
+import { isCountryCode } from './countries.js';
+import { hasLoneSurrogate } from './text.js';
 
 export const DOCUMENT_LIMITS = {
   url: 8192,

@@ -2,7 +2,7 @@
  * The `webhook` part of an asynchronous job's status (bulk scrape, crawl,
  * research): each delivery of the job's signed webhook and its attempts.
  */
-import { StrictObject, Type } from '../sdk/index.js';
+import { StrictObject, Type } from './index.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
