@@ -1,4 +1,4 @@
-// Regenerates the "Developer tools" section of README.md from each tool's
+// Regenerates the tools section of docs/developer-tools.md from each tool's
 // plugins/tools/<slug>/README.md (the fragments are the source of truth).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,12 +16,12 @@ export function replaceBetween(text, tag, body) {
   const end = `<!-- ${tag}:end -->`;
   const a = text.indexOf(start);
   const b = text.indexOf(end);
-  if (a === -1 || b === -1) throw new Error(`README has no ${start} ... ${end} markers`);
+  if (a === -1 || b === -1) throw new Error(`no ${start} ... ${end} markers`);
   return `${text.slice(0, a + start.length)}\n${body}\n${text.slice(b)}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const path = join(root, 'README.md');
+  const path = join(root, 'docs/developer-tools.md');
   writeFileSync(path, replaceBetween(readFileSync(path, 'utf8'), 'tools', toolsSection()));
-  console.log('README.md tools section regenerated');
+  console.log('docs/developer-tools.md tools section regenerated');
 }

@@ -1,5 +1,5 @@
 /**
- * The README's analyser example, taken from the README itself, loaded as a
+ * The analyser example of docs/writing-plugins.md, taken from that page itself, loaded as a
  * plugin through SCOUR_PLUGINS and run by a real server in research
  * requests: its fields come back under extensions.key_figures, verbatim
  * spans of the sources (the report's integrity check passes them), only
@@ -18,13 +18,13 @@ const ADMIN = 'analyser-guide-admin-token-0123';
 const DOCS = researchCorpus();
 
 function readmeAnalyser(): string {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const readme = readFileSync(join(process.cwd(), 'docs/writing-plugins.md'), 'utf8');
   const found = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('defineAnalyser'));
   expect(found).toHaveLength(1);
   return found[0]!;
 }
 
-describe("the README's analyser example", () => {
+describe('the analyser example of docs/writing-plugins.md', () => {
   let s: Running;
   let key: string;
   beforeAll(async () => {

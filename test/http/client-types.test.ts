@@ -77,9 +77,9 @@ console.log(JSON.stringify({ uuids: out.uuids.length, refused, tools: TOOL_SLUGS
     expect(JSON.parse(stdout)).toEqual({ uuids: 2, refused: 'UNAUTHORIZED', tools: 11 });
   }, 120_000);
 
-  it('the README\'s client example type-checks against the shipped declarations', async () => {
-    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### TypeScript client'));
+  it('the client example of docs/clients.md type-checks against the shipped declarations', async () => {
+    const readme = readFileSync(join(process.cwd(), 'docs/clients.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## TypeScript client'));
     const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toContain("from 'scour/client'");
     writeFileSync(join(dir, 'consumer.mts'), `${example}\nexport {};\n`);

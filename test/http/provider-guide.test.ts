@@ -1,5 +1,5 @@
 /**
- * The README's "Writing a provider" example, taken from the README itself,
+ * The search provider example of docs/writing-plugins.md, taken from that page itself,
  * loaded as a plugin through SCOUR_PLUGINS and run by a real server against
  * a loopback stand-in for the SERP API it calls (its URL swapped for the
  * loopback one, nothing else changed): its results come back fused with the
@@ -19,16 +19,16 @@ import { startScour, type Running } from '../support/server.js';
 const ADMIN = 'provider-guide-admin-token-012345';
 const API = 'https://api.acme-serp.example/v1/search';
 
-/** The ```ts block of the README that defines the example provider. */
+/** The ```ts block of docs/writing-plugins.md that defines the example provider. */
 function readmeProvider(): string {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const readme = readFileSync(join(process.cwd(), 'docs/writing-plugins.md'), 'utf8');
   const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const found = blocks.filter((b) => b.includes('defineSearchProvider') && b.includes(API));
   expect(found).toHaveLength(1);
   return found[0]!;
 }
 
-describe("the README's search provider example", () => {
+describe('the search provider example of docs/writing-plugins.md', () => {
   let api: http.Server;
   let apiUrl: string;
   let fail = false;

@@ -1,12 +1,17 @@
 /**
- * The README's curl examples, run as written with the real `curl` against a
- * real server on loopback (test/support/server.ts).
+ * The curl examples of the README and of every page of docs/, run as
+ * written with the real `curl` against a real server on loopback
+ * (test/support/server.ts).
  *
- * Every ```sh block holding `curl` is read from README.md; each `curl`
- * command in it (with its `\` continuations and multi-line quoted bodies) is
- * one example, named by the heading above it and its method and path. What
- * the README shows right after a command is its expected answer: `# ...`
- * comment lines under it, or the ```json block right after its ```sh block.
+ * Every ```sh block holding `curl` is read from README.md and from each
+ * docs/*.md file (DOC_FILES); each `curl` command in it (with its `\`
+ * continuations and multi-line quoted bodies) is one example, named by its
+ * file, the heading above it in that file, and its method and path. What a
+ * page shows right after a command is its expected answer: `# ...` comment
+ * lines under it, or the ```json block right after its ```sh block. Each
+ * file must keep at least the examples MIN_EXAMPLES names for it (and no
+ * file may hold examples without being named there), so moving or losing an
+ * example is never silent.
  *
  * A command runs in bash exactly as printed, with only these changes:
  * `localhost:8080` becomes the test server's address; `$KEY`, `$SCOUR_KEY`,
@@ -39,7 +44,7 @@
  * never silently ignored.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -50,23 +55,44 @@ import { call } from '../support/http.js';
 import { startScour, type Running } from '../support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const README = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+/** The files whose examples run: the README, then every page of docs/ in name order. */
+const DOC_FILES = ['README.md', ...readdirSync(join(process.cwd(), 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOCS = new Map(DOC_FILES.map((f) => [f, readFileSync(join(process.cwd(), f), 'utf8')] as const));
+/**
+ * How many examples each file holds at least (README.md: the tour; the rest
+ * moved from the README, which held 37 before the split).
+ */
+const MIN_EXAMPLES: Readonly<Record<string, number>> = {
+  'README.md': 9,
+  'docs/accounts-and-credits.md': 3,
+  'docs/api.md': 4,
+  'docs/bulk-and-webhooks.md': 3,
+  'docs/clients.md': 1,
+  'docs/crawl.md': 1,
+  'docs/developer-tools.md': 16,
+  'docs/research.md': 1,
+  'docs/scrape.md': 1,
+  'docs/search.md': 5,
+  'docs/writing-plugins.md': 1,
+};
 const ADMIN = 'readme-examples-admin-token-0123456789';
 
-// ---------------------------------------------------------------- the README's examples
+// ---------------------------------------------------------------- the examples of the README and docs/
 
 interface Example {
-  /** `<heading> › <METHOD> <path>`, with ` #n` when the same heading has it more than once. */
+  /** `<file> › <heading> › <METHOD> <path>`, with ` #n` when the same heading of the file has it more than once. */
   readonly id: string;
-  /** 1-based line of the command in README.md. */
+  /** The file it is in (README.md, docs/....md). */
+  readonly file: string;
+  /** 1-based line of the command in its file. */
   readonly line: number;
   readonly command: string;
   /** What the README shows as the answer, if anything. */
   readonly expected: string | undefined;
 }
 
-/** Every curl command of every ```sh block, with the answer shown after it. */
-function readmeExamples(readme: string): Example[] {
+/** Every curl command of every ```sh block of one file, with the answer shown after it. */
+function readmeExamples(file: string, readme: string): Example[] {
   const lines = readme.split('\n');
   const out: { heading: string; line: number; command: string; expected: string | undefined }[] = [];
   let heading = '';
@@ -106,10 +132,10 @@ function readmeExamples(readme: string): Example[] {
   }
   const seen = new Map<string, number>();
   return out.map((e) => {
-    const base = `${e.heading} › ${methodOf(e.command)} ${pathOf(e.command)}`;
+    const base = `${file} › ${e.heading} › ${methodOf(e.command)} ${pathOf(e.command)}`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
-    return { id: n === 1 ? base : `${base} #${n}`, line: e.line, command: e.command, expected: e.expected };
+    return { id: n === 1 ? base : `${base} #${n}`, file, line: e.line, command: e.command, expected: e.expected };
   });
 }
 
@@ -123,7 +149,7 @@ function pathOf(command: string): string {
   return /localhost:8080(\/[^\s'"?|]*)/.exec(command)?.[1] ?? '(no localhost:8080 URL)';
 }
 
-const EXAMPLES = readmeExamples(README);
+const EXAMPLES = [...DOCS].flatMap(([file, text]) => readmeExamples(file, text));
 
 /** Examples this test cannot run, and why. Exactly these are left out (a test checks it). */
 const SKIPPED: Readonly<Record<string, string>> = {};
@@ -138,7 +164,7 @@ const RESEARCH_DOCS = [
   ['Degradation pathways in perovskite absorbers', 'academic', 'Light, heat, oxygen and moisture each degrade perovskite absorbers. Ion migration limits the stability of the cells, and additives that passivate the grain boundaries slow it. The cost of such additives is small.'],
 ] as const;
 
-/** The pages the scraping examples read instead of the README's external ones (a loopback site). */
+/** The pages the scraping examples read instead of the external ones they name (a loopback site). */
 const PAGES: Readonly<Record<string, { status: number; type: string; body: string }>> = {
   ...Object.fromEntries(RESEARCH_DOCS.map(([title, , text], n) => [`/research/${n}`, html(200, `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`)])),
   '/article': html(200, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Solar record</title>
@@ -282,9 +308,9 @@ function shapeProblems(expected: unknown, actual: unknown, open: boolean, path =
 
 /** Values that differ from run to run in the deterministic examples, by example id and path. */
 const VARYING: Readonly<Record<string, readonly string[]>> = {
-  'jwt-decoder › POST /v1/tools/jwt-decoder': ['$.claims.checked_at'],
-  'regex-tester › POST /v1/tools/regex-tester': ['$.elapsed_ms'],
-  'uuid-generator › POST /v1/tools/uuid-generator': ['$.uuids[0]'],
+  'docs/developer-tools.md › jwt-decoder › POST /v1/tools/jwt-decoder': ['$.claims.checked_at'],
+  'docs/developer-tools.md › regex-tester › POST /v1/tools/regex-tester': ['$.elapsed_ms'],
+  'docs/developer-tools.md › uuid-generator › POST /v1/tools/uuid-generator': ['$.uuids[0]'],
 };
 
 /** Where `actual` differs from `expected` in value (request_id and the VARYING paths aside). */
@@ -305,7 +331,7 @@ function valueProblems(expected: unknown, actual: unknown, varying: readonly str
   return Object.is(expected, actual) ? [] : [`${path}: the README shows ${JSON.stringify(expected)}, the server answered ${JSON.stringify(actual)}`];
 }
 
-/** Examples whose values must match the README exactly: the developer tools and the health check. */
+/** Examples whose values must match their page exactly: the developer tools and the health check. */
 const exact = (e: Example) => e.id.includes('/v1/tools/') || e.id.endsWith(' /healthz');
 
 // ---------------------------------------------------------------- running curl
@@ -325,12 +351,12 @@ const hostsIn = (command: string): string[] =>
 /**
  * Examples whose URLs are data the server never fetches (documents stored in
  * the index; the developer tools, which make no outbound request): they may
- * stay as the README writes them.
+ * stay as the page writes them.
  */
-const URLS_AS_DATA = new Set(['Filling the index › POST /admin/v1/index/documents', 'Filling the index › DELETE /admin/v1/index/documents']);
+const URLS_AS_DATA = new Set(['docs/search.md › Filling the index › POST /admin/v1/index/documents', 'docs/search.md › Filling the index › DELETE /admin/v1/index/documents']);
 const urlsAreData = (e: Example) => URLS_AS_DATA.has(e.id) || e.id.includes(' /v1/tools/');
 
-describe("the README's curl examples against a live server", () => {
+describe('the curl examples of the README and docs/ against a live server', () => {
   let s: Running;
   let site: http.Server;
   let siteUrl = '';
@@ -340,13 +366,13 @@ describe("the README's curl examples against a live server", () => {
   let key = '';
   let accountId = '';
   const work = mkdtempSync(join(tmpdir(), 'scour-readme-'));
-  /** The last id of each kind (`key`, `bulk`, `crawl`, `acct`) an example answered: for the README's `kind_...` placeholders. */
+  /** The last id of each kind (`key`, `bulk`, `crawl`, `acct`) an example answered: for the `kind_...` placeholders of the examples. */
   const lastId = new Map<string, string>();
 
-  /** The README's own custom extractor (the ```ts block defining `price`), its imports pointed at this checkout. */
+  /** The docs' own custom extractor (the ```ts block defining `price`, in docs/writing-plugins.md), its imports pointed at this checkout. */
   function priceExtractorModule(): string {
-    const blocks = [...README.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('defineExtractor') && b.includes("id: 'price'"));
-    expect(blocks, 'the README has one custom extractor example').toHaveLength(1);
+    const blocks = [...DOCS.values()].flatMap((text) => [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)).filter((b) => b.includes('defineExtractor') && b.includes("id: 'price'"));
+    expect(blocks, 'the docs have one custom extractor example').toHaveLength(1);
     const require = createRequire(join(process.cwd(), 'package.json'));
     const source = blocks[0]!
       .replace("'../plugins/sdk/scrape.js'", JSON.stringify(join(process.cwd(), 'plugins/sdk/scrape.ts')))
@@ -357,20 +383,23 @@ describe("the README's curl examples against a live server", () => {
     return file;
   }
 
-  /** Per example: what to put in place of the README's external URLs (see the header). */
+  /** Per example: what to put in place of the page's external URLs (see the header). */
   const SUBSTITUTE = (): Readonly<Record<string, readonly (readonly [string, string])[]>> => ({
-    'Crawl › POST /v1/crawl': [['https://docs.example.com/', `${siteUrl}/`], ['https://hooks.example.org/scour', crawlHooks.url]],
-    'Scrape › POST /v1/scrape': [['https://example.com/article', `${siteUrl}/article`]],
-    'Bulk scrape › POST /v1/scrape/bulk': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`]],
-    'Bulk scrape › POST /v1/scrape/bulk #2': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`], ['https://hooks.example.org/scour', bulkHooks.url]],
-    'Custom extractors › POST /v1/scrape': [['https://shop.example/product/42', `${siteUrl}/product/42`]],
-    'MCP › POST /mcp': [['https://example.com/article', `${siteUrl}/article`]],
+    'README.md › Scrape › POST /v1/scrape': [['https://example.com/article', `${siteUrl}/article`]],
+    'README.md › Bulk scrape › POST /v1/scrape/bulk': [['https://example.com/about', `${siteUrl}/about`], ['https://example.com/a', `${siteUrl}/a`]],
+    'README.md › Crawl › POST /v1/crawl': [['https://docs.example.com/', `${siteUrl}/`]],
+    'docs/crawl.md › Crawl › POST /v1/crawl': [['https://docs.example.com/', `${siteUrl}/`], ['https://hooks.example.org/scour', crawlHooks.url]],
+    'docs/scrape.md › Scrape › POST /v1/scrape': [['https://example.com/article', `${siteUrl}/article`]],
+    'docs/bulk-and-webhooks.md › Bulk scrape › POST /v1/scrape/bulk': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`]],
+    'docs/bulk-and-webhooks.md › Bulk scrape › POST /v1/scrape/bulk #2': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`], ['https://hooks.example.org/scour', bulkHooks.url]],
+    'docs/writing-plugins.md › Custom extractors › POST /v1/scrape': [['https://shop.example/product/42', `${siteUrl}/product/42`]],
+    'docs/clients.md › MCP › POST /mcp': [['https://example.com/article', `${siteUrl}/article`]],
   });
 
   /** Work an example needs done before it runs (a job it reads must have ended). */
   const BEFORE: Readonly<Record<string, () => Promise<void>>> = {
-    'Bulk scrape › GET /v1/scrape/bulk/bulk_6b2f0c...': async () => {
-      // The README shows the job completed and its webhook delivered on the second attempt.
+    'docs/bulk-and-webhooks.md › Bulk scrape › GET /v1/scrape/bulk/bulk_6b2f0c...': async () => {
+      // docs/bulk-and-webhooks.md shows the job completed and its webhook delivered on the second attempt.
       const job = lastId.get('bulk');
       expect(job).toBeDefined();
       const deadline = Date.now() + 30_000;
@@ -407,7 +436,7 @@ describe("the README's curl examples against a live server", () => {
     key = account.body.api_key;
     accountId = account.body.account_id;
     const secret = (await call(`${s.url}/admin/v1/accounts/${accountId}/webhook-secret`, 'GET', { auth: admin })).body.secret as string;
-    // The README's bulk job shows its webhook delivered on the second attempt.
+    // The bulk job of docs/bulk-and-webhooks.md shows its webhook delivered on the second attempt.
     bulkHooks = await startWebhookReceiver({ secret, failFirst: 1 });
     crawlHooks = await startWebhookReceiver({ secret });
 
@@ -442,17 +471,22 @@ describe("the README's curl examples against a live server", () => {
 
   it('finds the examples, and leaves out exactly the listed ones', () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(25);
+    // Every file keeps its examples, and every file with examples is named: none is lost or left out by a move.
+    const perFile = Object.fromEntries(DOC_FILES.map((f) => [f, EXAMPLES.filter((e) => e.file === f).length]).filter(([, n]) => n !== 0));
+    expect(Object.keys(perFile).sort(), 'the files holding curl examples').toEqual(Object.keys(MIN_EXAMPLES).sort());
+    for (const [file, min] of Object.entries(MIN_EXAMPLES)) expect(perFile[file], `examples in ${file}`).toBeGreaterThanOrEqual(min);
+    expect(EXAMPLES.length, 'examples in all (37 were in the README before docs/ was split out)').toBeGreaterThanOrEqual(Object.values(MIN_EXAMPLES).reduce((a, b) => a + b, 0));
     const ids = EXAMPLES.map((e) => e.id);
     expect(new Set(ids).size, 'example ids are unique').toBe(ids.length);
-    for (const id of Object.keys(SKIPPED)) expect(ids, `SKIPPED names an example the README no longer has: ${id}`).toContain(id);
+    for (const id of Object.keys(SKIPPED)) expect(ids, `SKIPPED names an example the docs no longer have: ${id}`).toContain(id);
     const notRun = EXAMPLES.filter((e) => !e.command.includes('localhost:8080') || e.id in SKIPPED).map((e) => e.id);
     expect(notRun.sort()).toEqual(Object.keys(SKIPPED).sort());
-    // Every substitution and preparation still names an example of the README.
+    // Every substitution and preparation still names an example of the README or docs/.
     for (const id of [...Object.keys(SUBSTITUTE()), ...Object.keys(BEFORE), ...Object.keys(VARYING), ...URLS_AS_DATA]) expect(ids).toContain(id);
   });
 
   for (const example of EXAMPLES.filter((e) => !(e.id in SKIPPED))) {
-    it(`${example.id} (README.md:${example.line})`, async () => {
+    it(`${example.id} (${example.file}:${example.line})`, async () => {
       await BEFORE[example.id]?.();
       let command = example.command.replaceAll('localhost:8080', s.url.replace(/^http:\/\//, ''));
       for (const [from, to] of SUBSTITUTE()[example.id] ?? []) {

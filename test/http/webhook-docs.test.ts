@@ -1,8 +1,8 @@
 /**
- * The README's webhook verification code, taken from the README itself and
+ * The webhook verification code of docs/bulk-and-webhooks.md, taken from that page itself and
  * run against real signed deliveries from a running server: it accepts
  * them, and refuses a changed body, a wrong secret, an old timestamp and a
- * missing header. If the README's code drifts from what the server sends,
+ * missing header. If the page's code drifts from what the server sends,
  * this fails.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,16 +18,16 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 
 type Verify = (secret: string, rawBody: Buffer, header: string | undefined, now?: number) => boolean;
 
-/** The ```ts block of the README that defines verifyScourSignature. */
+/** The ```ts block of docs/bulk-and-webhooks.md that defines verifyScourSignature. */
 function readmeVerifier(): string {
-  const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  const readme = readFileSync(join(process.cwd(), 'docs/bulk-and-webhooks.md'), 'utf8');
   const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const found = blocks.filter((b) => b.includes('export function verifyScourSignature'));
   expect(found).toHaveLength(1);
   return found[0]!;
 }
 
-describe('the README webhook verification code', () => {
+describe('the webhook verification code of docs/bulk-and-webhooks.md', () => {
   let dir: string;
   let verify: Verify;
   let site: TargetSite;
