@@ -10,7 +10,7 @@
 // What it starts, all in this process and all on 127.0.0.1:
 // - a target site (node:http) serving 20 company pages (4 companies x 5:
 //   home, team, contact, press, legal; English, German, British English,
-//   French) with contacts in every form the README lists (mailto, tel:,
+//   French) with contacts in every form docs/search.md lists (mailto, tel:,
 //   JSON-LD Person/Organization, hCard, team cards and tables, signature-like
 //   "Press contact:" lines, obfuscated and Cloudflare-protected addresses)
 //   and the traps around them (fax numbers, VAT/company/SIRET numbers,

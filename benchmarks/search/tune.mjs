@@ -16,7 +16,7 @@ const { openSqliteSearchIndex } = await import(join(root, 'dist/adapters/search-
 const { DEFAULT_RANKING } = await import(join(root, 'dist/adapters/search-index/rank.js'));
 const { parseQuery } = await import(join(root, 'dist/core/search.js'));
 
-/** Each step adds one change to the one before (analysis changes need a re-index and are in README.md). */
+/** Each step adds one change to the one before (analysis changes need a re-index and are in benchmarks/search/README.md). */
 const BM25 = { k1: 1.2, bTitle: 0.75, bText: 0.75, titleWeight: 1, proximityWeight: 0, prfDocs: 0, prfTerms: 0, prfWeight: 0 };
 const STEPS = [
   ['BM25F, k1 1.2, b 0.75, title weight 1 (plain BM25 over title+text)', BM25],

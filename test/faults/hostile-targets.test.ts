@@ -1,7 +1,7 @@
 /**
  * Target sites that misbehave on purpose, scraped through the real server
- * (plain fetcher): each gives its documented error (README "Errors of a
- * scrape"), costs nothing, leaves no connection open to the target, and the
+ * (plain fetcher): each gives its documented error (docs/scrape.md "Errors
+ * of a scrape"), costs nothing, leaves no connection open to the target, and the
  * server keeps serving. A page that is merely ugly (invalid UTF-8) is delivered and charged like any page;
  * one that sends more than its Content-Length is refused as malformed.
  */

@@ -5,7 +5,7 @@
  * retry_after, never 500; nothing is charged twice or lost (every 200 scrape
  * is in the ledger once, nothing else is); the server recovers by itself
  * when the service returns. Rate limits fail closed while Redis is down
- * (README "Reliability"). A bulk job running across a Redis restart, on a
+ * (docs/reliability.md). A bulk job running across a Redis restart, on a
  * worker fed by BullMQ as `scour worker` is, completes, billed once per URL,
  * with one webhook.
  */

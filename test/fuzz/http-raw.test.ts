@@ -230,7 +230,7 @@ describe.each(ADAPTERS)('hostile bytes on the wire, over %s', (adapter) => {
     const cuts = CASES.filter((c) => c.cut !== undefined).map((c) => `${c.name}: ${results[all.indexOf(c)]!.closed ? 'closed' : 'open'} after ${Math.round(results[all.indexOf(c)]!.ms)} ms`);
     console.log(`[fuzz] raw ${adapter}: ${all.length} connections, steady client ${client.ok} ok / ${client.failures.length} failed; known findings reproduced: ${[...known].filter((n) => broken.has(n)).join('; ') || 'none'}\n  ${cuts.join('\n  ')}`);
     expect(unexpected, `seed ${FUZZ_SEED}`).toEqual([]);
-    expect(fixed, 'a known finding no longer reproduces: remove it from KNOWN_UWS (and from the README)').toEqual([]);
+    expect(fixed, 'a known finding no longer reproduces: remove it from KNOWN_UWS (and from docs/reliability.md)').toEqual([]);
     expect(client.failures).toEqual([]);
     expect(client.ok).toBeGreaterThan(50);
     await healthy(s.url);

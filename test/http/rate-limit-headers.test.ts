@@ -83,7 +83,7 @@ describe.each(MATRIX)('429 headers and body agree (%s deployment over %s)', (con
     const first = await slow;
     expect(first.status, first.text).toBe(200);
     expect(rateHeaders(first)).toMatchObject({ limit: 5, remaining: 4, window: WINDOW });
-    // The refused request counted toward the window (README): 2 used, 3 left.
+    // The refused request counted toward the window (docs/accounts-and-credits.md): 2 used, 3 left.
     for (const left of [2, 1, 0]) {
       const r = await scrape(key, '/html');
       expect(r.status, r.text).toBe(200);

@@ -13,8 +13,8 @@
  *    remaining_credits);
  *  - credits charged once, at completion, in the same transaction as the
  *    report (nothing held or charged while it runs; one ledger row);
- *  - one signed research.completed webhook (checked with the README's
- *    algorithm and the account's secret), whose data is the status view;
+ *  - one signed research.completed webhook (checked with the algorithm of
+ *    docs/bulk-and-webhooks.md and the account's secret), whose data is the status view;
  *  - a research that reads nothing ends failed with NO_SOURCES,
  *    research.failed, nothing charged; an account that can no longer pay when
  *    the job finishes: failed with NO_CREDITS, nothing overdrawn;
@@ -48,7 +48,7 @@ const STAGES = ['plan', 'gather', 'read', 'analyse', 'report', 'rewrite', 'expor
 const PRICE = { quick: 5, standard: 10, comprehensive: 15 } as const;
 
 
-/** The README's verification, step by step: HMAC-SHA256(secret, t + "." + raw body), any v1 matching, t within 5 minutes. */
+/** The verification of docs/bulk-and-webhooks.md, step by step: HMAC-SHA256(secret, t + "." + raw body), any v1 matching, t within 5 minutes. */
 function readmeVerify(secret: string, raw: string, header: string | undefined): boolean {
   if (!header) return false;
   let t: number | undefined;
@@ -162,7 +162,7 @@ describe.each(CONFIGS)('asynchronous POST /v1/research (%s)', { timeout: 120_000
     expect(Math.abs(Date.parse(r.body.created_at) - Date.now())).toBeLessThan(30_000);
     expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
   };
-  /** One delivery, signed with the account's secret (the receiver's check and the README's), of this event for this job. */
+  /** One delivery, signed with the account's secret (the receiver's check and the one docs/bulk-and-webhooks.md gives), of this event for this job. */
   const expectHook = (a: Acct, hook: ReceivedWebhook, event: string, jobId: string) => {
     expect(hook.verified).toBe(true);
     expect(readmeVerify(a.secret, hook.raw, hook.headers['scour-signature'] as string)).toBe(true);

@@ -85,7 +85,7 @@ async function startPages(): Promise<{ url: string; hits: Hit[]; close(): Promis
   };
 }
 
-/** The README's check of a delivery: HMAC-SHA256(secret, t + "." + raw body) against every v1, t within 5 minutes. */
+/** The check of a delivery docs/bulk-and-webhooks.md gives: HMAC-SHA256(secret, t + "." + raw body) against every v1, t within 5 minutes. */
 function readmeVerify(secret: string, raw: string, header: unknown): boolean {
   if (typeof header !== 'string') return false;
   let t: number | undefined;

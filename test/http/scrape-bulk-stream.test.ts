@@ -1,5 +1,5 @@
 /**
- * The synchronous bulk answer is streamed (README "Bulk scrape"), over both
+ * The synchronous bulk answer is streamed (docs/bulk-and-webhooks.md), over both
  * adapters on real loopback ports, against the loopback target site: the
  * head and the first results leave before the slowest URL is done; the
  * streamed body is the same document as the whole answer (msgpack, which is

@@ -46,7 +46,7 @@ async function flaggedPatterns(all: readonly FoundRegex[], unsupported: FoundReg
     for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
       // The automaton checker: a proof either way, the same every run. Lookarounds and back-references are beyond it
       // ("unsupported"): those patterns are counted, not judged (recheck's fuzzing checker, which would take them,
-      // gives different verdicts from run to run and misjudges lookbehinds; see the README's Hostile input).
+      // gives different verdicts from run to run and misjudges lookbehinds; see Hostile input in docs/reliability.md).
       let d = await check(r.source, r.flags, { timeout: 10_000, checker: 'automaton' });
       // Undecided in time (a busy machine): once more, with longer.
       if (d.status === 'unknown' && d.error.kind === 'timeout') d = await check(r.source, r.flags, { timeout: 60_000, checker: 'automaton' });

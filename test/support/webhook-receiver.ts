@@ -1,7 +1,7 @@
 /**
  * A webhook receiver on loopback for the webhook tests: it records every
- * request it gets, checks each signature the way the README tells receivers
- * to, and answers as told (500 to the first N attempts, a fixed status, a
+ * request it gets, checks each signature the way docs/bulk-and-webhooks.md
+ * tells receivers to, and answers as told (500 to the first N attempts, a fixed status, a
  * delay). Counts TCP connections too, so a test can prove a refused
  * delivery never reached it. Only for tests: 127.0.0.1, port 0.
  */
