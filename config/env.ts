@@ -148,7 +148,7 @@ export const DEFAULTS: Settings = {
   llm: undefined,
 };
 
-/** The variables read, with their meaning (README's configuration table is checked against this). */
+/** The variables read, with their meaning (docs/configuration.md's table is checked against this). */
 export const ENV_VARS = {
   PORT: 'TCP port (0-65535; 0 picks a free one). Default 8080.',
   HOST: 'Interface to bind. Default 0.0.0.0.',
@@ -168,12 +168,12 @@ export const ENV_VARS = {
   SCOUR_REDIS_PREFIX: 'Prefix of every Redis key. Default scour:.',
   SCOUR_KEY_CACHE_TTL: 'With REDIS_URL: seconds an API key lookup is reused in each API process (revocations and plan changes reach every process through Redis pub/sub within a second; while the subscription is down lookups go to the database). 0 turns the cache off. Default 5.',
   SCOUR_ADMIN_TOKEN: 'Enables the admin API under /admin/v1, guarded by this bearer token (at least 16 characters). Unset: no admin API.',
-  SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in the README).',
+  SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in docs/accounts-and-credits.md, Plans and limits).',
   SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
   SCOUR_BOOTSTRAP_KEY: 'true to create and print a development key on first start with an empty store. Default true.',
   SCOUR_WARMUP: 'true to pay first-use costs at boot, before listening (the browser driver\'s modules, the default citation style\'s engine, the extraction workers), so the first render_js, research request or large page does not stall every request in flight. Default true.',
   SCOUR_ALLOW_PRIVATE_TARGETS: 'true lets scrapes reach loopback and private addresses (private deployments); loopback lets them reach 127.0.0.0/8 and ::1 only (tests). Cloud-metadata addresses stay refused. Default false.',
-  SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in the README). Unset: no proxies.',
+  SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in docs/scrape.md, Proxies). Unset: no proxies.',
   SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',
   SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
   SCOUR_EXPORT_TTL: 'Seconds a research export_url works. Default 86400 (one day).',

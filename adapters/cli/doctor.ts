@@ -265,7 +265,7 @@ export async function checkProxies(settings: Pick<Settings, 'proxies'>): Promise
     const list = entries.slice(0, 5).map((e) => `${redactProxyUrl(e.url)}${e.country ? ` (${e.country})` : ''}`).join(', ');
     return { name, status: 'ok', detail: `${entries.length} configured (${counts}; parsed, not contacted): ${list}${entries.length > 5 ? ', ...' : ''}` };
   } catch (e) {
-    return { name, status: 'failed', detail: `SCOUR_PROXIES does not parse: ${message(e instanceof Error && 'issues' in e ? (e as { issues: string[] }).issues.join('; ') : e)}`, fix: 'correct SCOUR_PROXIES (format in the README, section Proxies)' };
+    return { name, status: 'failed', detail: `SCOUR_PROXIES does not parse: ${message(e instanceof Error && 'issues' in e ? (e as { issues: string[] }).issues.join('; ') : e)}`, fix: 'correct SCOUR_PROXIES (format in docs/scrape.md, section Proxies)' };
   }
 }
 
