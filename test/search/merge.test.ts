@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseQuery, type FilterName, type ProviderResult, type SearchFilters } from '../../core/search.js';
-import { activeFilters, fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../plugins/operations/search/merge.js';
+import { activeFilters, fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../core/search-merge.js';
 
 const r = (url: string, over: Partial<ProviderResult> = {}): ProviderResult => ({ url, title: url, snippet: '', publishedAt: null, ...over });
 const NONE: SearchFilters = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
