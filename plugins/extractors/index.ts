@@ -1,7 +1,9 @@
 /**
  * The built-in extractors of POST /v1/scrape, and the page parser they
- * share. Each is switched on by its scrape field (`extract_links` -> links,
- * ...); custom extractors are written the same way with `defineExtractor`.
+ * share (plugins/sdk/parse.ts, re-exported here: the extraction pool's
+ * workers load this module for both). Each is switched on by its scrape
+ * field (`extract_links` -> links, ...); custom extractors are written the
+ * same way with `defineExtractor`.
  */
 import type { ExtractorPlugin } from '../sdk/scrape.js';
 import { imagesExtractor } from './images.js';

@@ -1,5 +1,5 @@
 /**
- * Merging provider results (plugins/operations/search/merge.ts): URL
+ * Merging provider results (core/search-merge.ts): URL
  * normalisation, reciprocal rank fusion with sources, post-filters for what
  * a provider did not apply, and term marking in snippets.
  */
