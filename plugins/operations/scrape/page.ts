@@ -18,12 +18,19 @@
  * single scrape runs its stages; bulk scrape, search enrichment, research
  * and crawl call `read`.
  *
- * Where new things go: a new way to fetch (a document parser's download,
- * browser actions, a remote browser) is a fetcher plugin (plugins/sdk/
- * scrape.ts `defineFetcher`), chosen here in `fetch` by what the request
- * asks for; a new way to read a page is an extractor plugin
- * (`defineExtractor`), run here in `extract`. Nothing else chains these
- * stages.
+ * Where new things go, each in one place:
+ * - a new way to fetch (browser actions, a remote browser) is a fetcher
+ *   plugin (`defineFetcher`, plugins/sdk/scrape.ts); `fetch` below is
+ *   where the request's fields choose the fetcher (today: render_js picks
+ *   the browser) and become its FetchRequest;
+ * - a document parser (PDF, DOCX, feeds) goes in `extract` below, where a
+ *   page that is not HTML gets its text by its media type (`text`, then
+ *   the free fields), so every field and every caller gets it;
+ * - a new output of a page is an extractor plugin (`defineExtractor`),
+ *   which `extract` runs when the request names it (or, built in, when its
+ *   extract_* field is on).
+ * Nothing else chains these stages: operations run them through
+ * `host.pages` (its stages, or `read`).
  */
 import { Effect } from 'effect';
 import type { EgressPolicy } from '../../../core/egress.js';
