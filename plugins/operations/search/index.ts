@@ -18,7 +18,7 @@ import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
 import type { Unchecked } from '../../../core/schema.js';
 import {
-  CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResponse, type ProviderResult,
+  CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResult,
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
 } from '../../../core/search.js';
 import type { Authenticated, Validated } from '../../../core/stages.js';
