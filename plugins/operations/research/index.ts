@@ -2,17 +2,17 @@
  * POST /v1/research (spec 2.6, 2.7, 8.2; issue 13): multi-source research
  * that cites only what it read. Typed stages on the core pipeline:
  *
- *   auth -> quota -> validate -> precheck -> reserve
- *     -> plan -> gather -> read -> analyse -> report -> export -> bill
+ *   auth -> quota -> validate -> reserve
+ *     -> plan -> gather -> read -> analyse -> report -> rewrite -> export -> settle -> bill
  *
  * The stages from plan to export are one chain (stages.ts), which the job
  * runner (job.ts) runs too. plan (plan.ts) turns the request into
  * sub-queries and limits; gather (gather.ts) runs them through the search
  * providers and reads each source from the local index or through the page
- * pipeline; read (read.ts) splits
- * and ranks sentences and passages; analyse runs every analyser plugin that
- * applies (plugins/analysers), in order; report (report.ts) assembles the
- * response and checks that every quote is verbatim in a source read in this
+ * pipeline (host.pages); read (read.ts) splits and ranks sentences and
+ * passages; analyse runs every analyser plugin that applies
+ * (plugins/analysers), in order; report (report.ts) assembles the response
+ * and checks that every quote is verbatim in a source read in this
  * request; export renders the report with the exporter plugin of
  * export_format and stores it behind an unguessable, expiring URL. Charged
  * by analysis_depth (5 / 10 / 15) only on success; a request that reads no
@@ -36,7 +36,7 @@ import { researchJobs } from './job.js';
 import { checkResearch, ResearchAccepted, ResearchJobStatus, ResearchRequest, ResearchResponse } from './request.js';
 import { RESEARCH_OPERATION, researchStages, type ResearchOptions } from './stages.js';
 
-export { RESEARCH_OPERATION, researchStages, type Progress, type ResearchCtx, type ResearchOptions } from './stages.js';
+export { RESEARCH_OPERATION, type Progress, type ResearchCtx, type ResearchOptions } from './stages.js';
 
 type Input = ResearchInput;
 
