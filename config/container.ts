@@ -40,7 +40,9 @@ import { loadPluginModules } from './load-plugins.js';
 import { openSearchIndex, openStore } from './store.js';
 import { createJobs, type Jobs, type Role } from './jobs.js';
 import type { JobStore } from '../core/jobs.js';
-import { scrapeOptionsFor, scrapePlugins } from './scrape.js';
+import { egressPolicy, pageReaderFor, scrapePlugins } from './scrape.js';
+import { PRICES } from './prices.js';
+import type { PageReader } from '../core/page.js';
 import { searchPlugins } from './search.js';
 import type { SearchIndex } from '../core/search.js';
 import { FsBlobStore } from '../adapters/blob/fs/index.js';
@@ -179,7 +181,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex)), ...researchPlugins(settings, searchIndex, scrapeOptionsFor(settings, blobs, searchIndex), blobs)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex), ...researchPlugins(settings, searchIndex, blobs)];
   } catch (e) {
     await closeAll();
     throw e;
@@ -272,9 +274,16 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     await warmUp(parts, logger);
   }
   const routes: Route<any, any>[] = [];
+  // The page pipeline, built on first use (a registry without an HTTP fetcher has none, and fails only if an operation asks for it).
+  let pages: PageReader | undefined;
+  const egress = egressPolicy(settings.allowPrivateTargets);
   const host: PluginHost = {
     jobs: jobs.host,
     extraction,
+    get pages() {
+      return (pages ??= pageReaderFor(registry, egress, extraction));
+    },
+    prices: PRICES,
     registry,
     stages,
     settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },

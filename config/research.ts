@@ -1,16 +1,15 @@
 /**
  * Research, wired from settings: the operation over the same search
- * providers as /v1/search, the local index's word analysis for ranking
- * passages, the scrape options for reading sources, the blob store for
- * exports, and the built-in analysers and exporters.
+ * providers as /v1/search, the local index's tokenizer for ranking
+ * passages, the blob store for exports (sources are read through the
+ * host's page pipeline), and the built-in analysers and exporters.
  */
 import type { PluginBase } from '../core/plugin.js';
 import type { BlobStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
-import type { TextAnalyzer } from '../core/research.js';
+import type { IndexTokenizer } from '../core/research.js';
 import { analyserKey, termOf, tokenize } from '../adapters/search-index/analysis.js';
 import { createResearchOperation } from '../plugins/operations/research/index.js';
-import type { ScrapeOptions } from '../plugins/operations/scrape.js';
 import { builtinAnalysers } from '../plugins/analysers/index.js';
 import { builtinExporters } from '../plugins/exporters/index.js';
 import { createLlmRewriter } from '../plugins/research-rewriter/index.js';
@@ -19,7 +18,7 @@ import { enabledSearchProviders, type Settings } from './env.js';
 import { VERSION } from './version.js';
 
 /** Terms as the local index makes them: its tokenizer, stop words and stemmer for the language. */
-export const indexAnalyzer: TextAnalyzer = {
+export const indexTokenizer: IndexTokenizer = {
   terms(text: string, language: string | null): string[] {
     const key = analyserKey(language);
     const out: string[] = [];
@@ -31,16 +30,15 @@ export const indexAnalyzer: TextAnalyzer = {
   },
 };
 
-export function researchPlugins(settings: Settings, index: SearchIndex, scrape: ScrapeOptions, blobs: BlobStore): PluginBase[] {
+export function researchPlugins(settings: Settings, index: SearchIndex, blobs: BlobStore): PluginBase[] {
   return [
     ...builtinAnalysers,
     ...builtinExporters,
     createResearchOperation({
       providers: enabledSearchProviders(settings),
       providerTimeoutMs: settings.searchProviderTimeoutMs,
-      scrape,
       index,
-      analyzer: indexAnalyzer,
+      tokenizer: indexTokenizer,
       egress: egressPolicy(settings.allowPrivateTargets),
       blobs,
       exportTtlMs: settings.exportTtlSeconds * 1000,

@@ -1,18 +1,22 @@
 /**
  * The scrape plugins, built from settings: the plain HTTP fetcher and the
  * browser fetcher (both behind the egress guard), the configured proxy
- * provider, the built-in extractors, and the scrape operation with its
- * screenshot store.
+ * provider, the built-in extractors, and the scrape operations with their
+ * screenshot store; and the page pipeline built over whatever fetchers,
+ * proxy providers and extractors are registered (`host.pages`).
  */
 import { nodeEgress } from '../adapters/egress/port.js';
-import type { PluginBase } from '../core/plugin.js';
+import type { ExtractionPort } from '../core/extraction.js';
+import type { PageReader } from '../core/page.js';
+import type { PluginBase, PluginLookup } from '../core/plugin.js';
 import type { BlobStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
 import { builtinExtractors } from '../plugins/extractors/index.js';
 import { createBrowserFetcher } from '../plugins/fetchers/browser/index.js';
 import { createHttpFetcher } from '../plugins/fetchers/http/index.js';
-import { createScrapeOperation, type ScrapeOptions } from '../plugins/operations/scrape.js';
-import { createBulkScrapeOperation } from '../plugins/operations/scrape-bulk.js';
+import { createScrapeOperation, type ScrapeOptions } from '../plugins/operations/scrape/index.js';
+import { createBulkScrapeOperation } from '../plugins/operations/scrape/bulk.js';
+import { createPagePipeline } from '../plugins/operations/scrape/page.js';
 import { createConfiguredProxyProvider, parseProxyConfig } from '../plugins/proxies/configured.js';
 import type { Settings } from './env.js';
 import { classifyAddress, type EgressPolicy } from '../core/egress.js';
@@ -26,16 +30,26 @@ export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPo
 /** Attempts through other proxies after a proxy fails (so up to three proxies per scrape). */
 const PROXY_RETRIES = 2;
 
-/** What the scrape operations (and search's enrichment, which scrapes through the same stages) are built with. */
+/** What the scrape operations are built with. */
 export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: SearchIndex): ScrapeOptions {
   return {
     blobs,
     egress: egressPolicy(settings.allowPrivateTargets),
     screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
     publicUrl: settings.publicUrl,
-    proxyRetries: PROXY_RETRIES,
     index: settings.indexScrapes ? index : undefined,
   };
+}
+
+/**
+ * The page pipeline over the registered fetchers, proxy providers and
+ * extractors (the server's `host.pages`; the CLI's crawl builds one over
+ * its own registry).
+ */
+export function pageReaderFor(
+  registry: PluginLookup, egress: EgressPolicy, extraction?: ExtractionPort, proxyRetries = PROXY_RETRIES,
+): PageReader {
+  return createPagePipeline({ registry, egress, extraction, proxyRetries });
 }
 
 export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {

@@ -2,8 +2,8 @@
  * Extraction as a port: a fetched page goes in, the values of the built-in
  * extractors it asks for come out. Where that work runs (this thread, or a
  * pool of worker threads: adapters/extraction-pool) is the adapter's choice;
- * the scrape stages, and through them bulk scrape, crawl, search enrichment
- * and research, only see this interface. Pure: no I/O, no thread, no driver.
+ * the page pipeline (core/page.ts), and through it single and bulk scrape,
+ * crawl, search enrichment and research, only sees this interface. Pure: no I/O, no thread, no driver.
  */
 import type { Effect } from 'effect';
 import type { ServiceUnavailable, TargetResponseInvalid } from './errors.js';

@@ -45,6 +45,17 @@ export class Pipeline<In, Ctx, E, R> {
     return new Pipeline<In, Merge<Ctx, Out>, E | E2, R | R2>([...this.stages, stage as AnyStage]);
   }
 
+  /**
+   * Append the stages of another pipeline (a chain several routes share,
+   * built once): its input must be what this one has built so far; the
+   * fields its stages add are merged in, as with `then`.
+   */
+  append<SubIn, SubCtx, E2, R2>(
+    segment: Pipeline<SubIn, SubCtx, E2, R2>,
+  ): Ctx extends SubIn ? Pipeline<In, Merge<Ctx, Omit<SubCtx, keyof SubIn>>, E | E2, R | R2> : never {
+    return new Pipeline([...this.stages, ...segment.stages]) as never;
+  }
+
   get names(): readonly StageName[] {
     return this.stages.map((s) => s.name);
   }

@@ -15,6 +15,8 @@ import type { PlanId } from './accounts.js';
 import type { AccountAdmin } from './account-admin.js';
 import type { JobsHost } from './jobs.js';
 import type { ExtractionPort } from './extraction.js';
+import type { PageReader } from './page.js';
+import type { Prices } from './prices.js';
 
 export type PluginKind =
   | 'operation' | 'tool' | 'extractor' | 'fetcher' | 'proxy-provider'
@@ -106,6 +108,14 @@ export interface PluginHost {
   readonly jobs: JobsHost;
   /** Where the built-in extractors run (a worker pool, core/extraction.ts); absent: in the caller's thread. */
   readonly extraction?: ExtractionPort;
+  /**
+   * The page pipeline (core/page.ts): the only way an operation reads a
+   * page. Built from the registered fetchers, proxy providers and
+   * extractors on first use (a server without an HTTP fetcher fails then).
+   */
+  readonly pages: PageReader;
+  /** The price table (core/prices.ts has the rules that read it). */
+  readonly prices: Prices;
 }
 
 export interface HostSettings {

@@ -155,9 +155,13 @@ export interface Evidence {
   readonly end: number;
 }
 
-/** How text becomes ranking terms: the local index's own analysis (stemming, stop words), handed in by the composition root. */
-export interface TextAnalyzer {
-  /** Terms of a text in order (lower case, stemmed, no stop words), under the analyser of `language` (ISO 639-1) or the default one. */
+/**
+ * How text becomes ranking terms: the local index's own tokenizer
+ * (stemming, stop words), handed in by the composition root. (Not an
+ * analyser plugin: those analyse a research's corpus.)
+ */
+export interface IndexTokenizer {
+  /** Terms of a text in order (lower case, stemmed, no stop words), under the rules of `language` (ISO 639-1) or the default ones. */
   terms(text: string, language: string | null): string[];
 }
 

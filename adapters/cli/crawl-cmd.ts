@@ -10,7 +10,6 @@
 import { Effect, Exit } from 'effect';
 import { checkTargetUrl } from '../../core/egress.js';
 import type { AddedItem, FrontierEntry } from '../../core/jobs.js';
-import type { PluginHost } from '../../core/plugin.js';
 import type { AccountStore } from '../../core/ports.js';
 import { SHARED_COLLECTION, type SearchIndex } from '../../core/search.js';
 import type { Settings } from '../../config/env.js';
@@ -135,10 +134,9 @@ function memoryBook(start: string, limit: number): { book: CrawlBook; reasons: M
 export async function crawlCommand(argv: readonly string[], d: CrawlCommandDeps): Promise<number> {
   const a = parse(argv);
   // The crawler (Crawlee), the fetcher and the extractors load once the command line is known to be good.
-  const [{ egressPolicy }, { nodeEgress }, { PluginRegistry }, { builtinExtractors }, { createHttpFetcher }, { runCrawl, RunAborted }, { crawlFetchers }, { scrapeStages }] = await Promise.all([
+  const [{ egressPolicy, pageReaderFor }, { nodeEgress }, { PluginRegistry }, { builtinExtractors }, { createHttpFetcher }, { runCrawl, RunAborted }, { crawlFetchers }] = await Promise.all([
     import('../../config/scrape.js'), import('../egress/port.js'), import('../../core/registry.js'), import('../../plugins/extractors/index.js'),
     import('../../plugins/fetchers/http/index.js'), import('../../plugins/operations/crawl/engine.js'), import('../../plugins/operations/crawl/pages.js'),
-    import('../../plugins/operations/scrape.js'),
   ]);
   const egress = egressPolicy(d.settings.allowPrivateTargets);
   const target = checkTargetUrl(a.url, egress);
@@ -155,15 +153,11 @@ export async function crawlCommand(argv: readonly string[], d: CrawlCommandDeps)
     if (found.value === undefined) throw new CommandError(`no account ${a.collection}: use --collection shared or an account id`);
   }
 
-  // The scrape stages over a registry of the plain fetcher (behind the egress guard) and the built-in extractors.
+  // The page pipeline over a registry of the plain fetcher (behind the egress guard) and the built-in extractors.
   const registry = new PluginRegistry();
   registry.registerAll([createHttpFetcher({ ...egress, egress: nodeEgress }), ...builtinExtractors]);
   for (const p of registry.seal()) await p.start?.();
-  const stages = scrapeStages({ registry } as unknown as PluginHost, {
-    egress, screenshotTtlMs: 0, publicUrl: undefined, proxyRetries: 0,
-    blobs: { put: async () => undefined, get: async () => undefined, sweep: async () => 0 },
-  });
-  const { fetchPage, fetchText } = crawlFetchers(stages);
+  const { fetchPage, fetchText } = crawlFetchers(pageReaderFor(registry, egress, undefined, 0));
 
   const started = performance.now();
   let lastDraw = 0;

@@ -127,8 +127,8 @@ let mergeProfiles;
 try {
   ({ createScour } = await dist('config/container.js'));
   ({ applyPlanOverrides, DEFAULT_PLANS } = await dist('config/plans.js'));
-  ({ parsePage } = await dist('plugins/extractors/parse.js'));
-  ({ extractContacts, mergeContacts } = await dist('plugins/extractors/contacts.js'));
+  ({ parsePage } = await dist('plugins/sdk/parse.js'));
+  ({ extractContacts, mergeContacts } = await dist('plugins/extractors/contacts/index.js'));
   ({ scoreContacts } = await dist('plugins/extractors/contacts/score.js'));
   ({ extractSocial, normaliseProfileUrl, precisionRecall, mergeProfiles } = await dist('plugins/extractors/social/index.js'));
 } catch (e) {

@@ -16,8 +16,8 @@
  * was not already listed.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { attrTrim, baseUrl, isElement, resolveUrl, type Element } from './dom.js';
-import { HTML_FILTER } from './common.js';
+import { attrTrim, baseUrl, isElement, resolveUrl, type Element } from '../sdk/dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
 
 export interface SrcsetCandidate {
   readonly url: string;

@@ -1,7 +1,9 @@
 /**
  * The built-in extractors of POST /v1/scrape, and the page parser they
- * share. Each is switched on by its scrape field (`extract_links` -> links,
- * ...); custom extractors are written the same way with `defineExtractor`.
+ * share (plugins/sdk/parse.ts, re-exported here: the extraction pool's
+ * workers load this module for both). Each is switched on by its scrape
+ * field (`extract_links` -> links, ...); custom extractors are written the
+ * same way with `defineExtractor`.
  */
 import type { ExtractorPlugin } from '../sdk/scrape.js';
 import { imagesExtractor } from './images.js';
@@ -11,18 +13,19 @@ import { markdownExtractor } from './markdown.js';
 import { metaDataExtractor } from './meta-data.js';
 import { schemaDataExtractor } from './schema-data.js';
 import { textContentExtractor } from './text-content.js';
-import { contactsExtractor } from './contacts.js';
+import { contactsExtractor } from './contacts/index.js';
 import { socialExtractor } from './social/index.js';
 
-export { parsePage, type PageSource } from './parse.js';
+export { parsePage } from '../sdk/parse.js';
+export type { PageSource } from '../../core/extraction.js';
 export { extractImages, parseSrcset, type Image, type SrcsetCandidate } from './images.js';
 export { extractLinks, type Link } from './links.js';
 export { mainContent, type MainContent } from './main-content.js';
 export { extractMarkdown, toMarkdown } from './markdown.js';
 export { extractMetaData, type MetaData, type MetaValues } from './meta-data.js';
 export { extractSchemaData, parseJsonLd, type SchemaItem } from './schema-data.js';
-export { renderText } from './text.js';
-export { extractContacts, mergeContacts, type ContactItem } from './contacts.js';
+export { renderText } from '../sdk/text.js';
+export { extractContacts, mergeContacts, type ContactItem } from './contacts/index.js';
 export { extractSocial, mergeProfiles, type SocialProfile } from './social/index.js';
 export {
   contactsExtractor, socialExtractor,

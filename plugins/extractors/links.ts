@@ -16,9 +16,9 @@
  * Sources: <a href> and <area href> anywhere except inside template/svg.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { attrTrim, baseUrl, collapse, isElement, isTextNode, resolveUrl, type AnyNode, type Element } from './dom.js';
-import { HTML_FILTER } from './common.js';
-import { BLOCK_TAGS } from './text.js';
+import { attrTrim, baseUrl, collapse, isElement, isTextNode, resolveUrl, type AnyNode, type Element } from '../sdk/dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
+import { BLOCK_TAGS } from '../sdk/text.js';
 
 export interface Link {
   readonly url: string;

@@ -56,10 +56,10 @@
  * products, listings, several languages) beside the benchmark's news pages.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { HTML_FILTER } from './common.js';
-import { isElement, isHidden, isTextNode, structure, walkElements, type AnyNode, type Element } from './dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
+import { isElement, isHidden, isTextNode, structure, walkElements, type AnyNode, type Element } from '../sdk/dom.js';
 import { parseJsonLd } from './schema-data.js';
-import { BLOCK_TAGS, NON_TEXT_TAGS, renderInto, TextBuilder } from './text.js';
+import { BLOCK_TAGS, NON_TEXT_TAGS, renderInto, TextBuilder } from '../sdk/text.js';
 
 export interface MainContent {
   /** Where the text comes from: the page's elements, or (when they hold too little) a JSON-LD articleBody. */

@@ -12,12 +12,12 @@
  * list and quote nesting is capped at 16 levels of indentation.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { baseUrl, isElement, isTextNode, rawText, structure, type AnyNode, type Element } from './dom.js';
-import { HTML_FILTER } from './common.js';
+import { baseUrl, isElement, isTextNode, rawText, structure, type AnyNode, type Element } from '../sdk/dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
 import { imageOf } from './images.js';
 import { linkUrl } from './links.js';
 import { mainContent } from './main-content.js';
-import { BLOCK_TAGS, defaultSkip, PARAGRAPH_TAGS, renderText } from './text.js';
+import { BLOCK_TAGS, defaultSkip, PARAGRAPH_TAGS, renderText } from '../sdk/text.js';
 
 const MAX_NESTING = 16;
 const WS = /\s+/g;

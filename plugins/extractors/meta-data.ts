@@ -22,8 +22,8 @@
  * without content are skipped.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { attrTrim, baseUrl, collapse, isElement, isTextNode, resolveUrl, type Element } from './dom.js';
-import { HTML_FILTER } from './common.js';
+import { attrTrim, baseUrl, collapse, isElement, isTextNode, resolveUrl, type Element } from '../sdk/dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
 
 export type MetaValues = Record<string, string | string[]>;
 

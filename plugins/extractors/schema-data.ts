@@ -22,8 +22,8 @@
  *   outside any typeof (e.g. Open Graph <meta property>) are left to meta_data.
  */
 import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { baseUrl, collapse, isElement, isTextNode, resolveUrl, walkElements, type AnyNode, type Element } from './dom.js';
-import { HTML_FILTER } from './common.js';
+import { baseUrl, collapse, isElement, isTextNode, resolveUrl, walkElements, type AnyNode, type Element } from '../sdk/dom.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
 
 export type SchemaItem = Record<string, unknown> & { readonly format: 'json-ld' | 'microdata' | 'rdfa' };
 

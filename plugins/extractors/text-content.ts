@@ -5,8 +5,8 @@
  * at most one blank line in a row, entities decoded (by the parser).
  */
 import { defineExtractor } from '../sdk/scrape.js';
-import { HTML_FILTER } from './common.js';
-import { renderText } from './text.js';
+import { HTML_FILTER } from '../sdk/scrape.js';
+import { renderText } from '../sdk/text.js';
 
 export const textContentExtractor = defineExtractor({
   name: 'extractor-text-content',

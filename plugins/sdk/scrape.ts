@@ -1,68 +1,16 @@
 /**
- * The contracts of the scrape plugins: fetchers (plain HTTP, browser),
+ * The contracts of the scrape plugins: fetchers (plain HTTP, browser;
+ * their request and result types are core/page.ts),
  * proxy providers, extractors, and the blob store screenshots go to. The
  * built-in plugins and custom ones use the same helpers (`defineExtractor`,
  * `defineFetcher`, `defineProxyProvider`). Extractors receive one parsed
  * tree per page (htmlparser2's DOM, shared by every extractor).
  */
 import type { Document } from 'domhandler';
+import { HTML_MEDIA_TYPES, type FetchRequest, type FetchResult, type ProxyChoice } from '../../core/page.js';
 import type { PluginBase } from '../../core/plugin.js';
 
-/** Screenshot settings (`screenshot_options`), after defaults. */
-export interface ScreenshotSpec {
-  readonly fullPage: boolean;
-  readonly width: number;
-  readonly height: number;
-  readonly format: 'png' | 'jpeg';
-  /** jpeg only, 1-100. */
-  readonly quality: number | undefined;
-  /** Capture this element only. */
-  readonly selector: string | undefined;
-}
-
-/** A proxy chosen for one attempt. */
-export interface ProxyChoice {
-  /** http://user:pass@host:port (never logged or returned). */
-  readonly url: string;
-  /** Stable id for logs and rotation (no credentials). */
-  readonly id: string;
-  readonly type: 'datacenter' | 'residential';
-  readonly country: string | undefined;
-}
-
-/** One fetch, as a fetcher receives it (already validated and guarded at the URL level). */
-export interface FetchRequest {
-  readonly url: string;
-  /** Extra request headers (already checked: no hop-by-hop, no Host). Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly userAgent: string | undefined;
-  readonly cookies: Readonly<Record<string, string>>;
-  readonly followRedirects: boolean;
-  /** Bound of the whole fetch, render included. */
-  readonly timeoutMs: number;
-  readonly proxy: ProxyChoice | undefined;
-  /** Aborted when the client goes away; fetchers stop and release what they hold. */
-  readonly signal: AbortSignal;
-  /** Browser fetches only. */
-  readonly waitFor?: { readonly kind: 'css' | 'xpath'; readonly selector: string } | undefined;
-  readonly waitTimeMs?: number | undefined;
-  readonly screenshot?: ScreenshotSpec | undefined;
-}
-
-export interface FetchResult {
-  readonly url: string;
-  /** After redirects. */
-  readonly finalUrl: string;
-  /** What the target answered (a 404 or 500 is a result, not an error). */
-  readonly statusCode: number;
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly contentType: string;
-  /** The body decoded to text (charset from header, BOM or meta). For the browser: the rendered DOM. */
-  readonly body: string;
-  readonly loadTimeSeconds: number;
-  readonly screenshot?: { readonly data: Uint8Array; readonly contentType: 'image/png' | 'image/jpeg'; readonly width: number; readonly height: number } | undefined;
-}
+export type { FetchRequest, FetchResult, ProxyChoice, ScreenshotSpec } from '../../core/page.js';
 
 /**
  * A fetcher. Fails (rejects) with the core's target errors: TargetNotAllowed,
@@ -120,7 +68,15 @@ export interface ExtractorPlugin<N extends string = string, R = unknown> extends
   readonly filter?: ExtractorFilter;
   /** Synchronous or async; a throw is reported for this extractor only. */
   extract(page: Page, options: Readonly<Record<string, unknown>>): R | Promise<R>;
+  /**
+   * How its values from several pages of one request combine into one
+   * (search enrichment's contacts and social_profiles): optional.
+   */
+  merge?(values: readonly R[]): R;
 }
+
+/** The built-in extractors read HTML (and XHTML) pages only. */
+export const HTML_FILTER: ExtractorFilter = { contentTypes: HTML_MEDIA_TYPES };
 
 export const defineExtractor = <const N extends string, R>(p: Omit<ExtractorPlugin<N, R>, 'kind'>): ExtractorPlugin<N, R> => ({ ...p, kind: 'extractor' });
 export const defineFetcher = <const N extends string>(p: Omit<FetcherPlugin<N>, 'kind'>): FetcherPlugin<N> => ({ ...p, kind: 'fetcher' });

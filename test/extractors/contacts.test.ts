@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTACTS_LIMITS, contactsExtractor, extractContacts, mergeContacts, MAX_CONTACTS_PER_PAGE, type ContactItem, type ContactsStats,
-} from '../../plugins/extractors/contacts.js';
+} from '../../plugins/extractors/contacts/index.js';
 import { scoreContacts, type ExpectedContact } from '../../plugins/extractors/contacts/score.js';
 import { CASES, doc, KNOWN_GAPS, type ContactCase as Case } from '../fixtures/contacts-cases.js';
 import { page } from './support.js';

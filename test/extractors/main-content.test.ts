@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mainContent, mainContentExtractor } from '../../plugins/extractors/main-content.js';
-import { parsePage } from '../../plugins/extractors/parse.js';
+import { parsePage } from '../../plugins/sdk/parse.js';
 import { scoreOne } from '../../benchmarks/extract/score.mjs';
 import { benchmarkPage, hasBenchmark, page } from './support.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'htmlparser2';
 import render from 'dom-serializer';
 import type { Element, Text } from 'domhandler';
-import { parseHtml, parsePage } from '../../plugins/extractors/parse.js';
+import { parseHtml, parsePage } from '../../plugins/sdk/parse.js';
 
 const OPTIONS = { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true };
 

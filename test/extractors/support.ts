@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { parsePage } from '../../plugins/extractors/parse.js';
+import { parsePage } from '../../plugins/sdk/parse.js';
 import { requireSharedData, SHARED_DATA_DIR } from '../support/shared-data.js';
 import type { Page } from '../../plugins/sdk/scrape.js';
 

@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { DomHandler, Parser } from 'htmlparser2';
 import type { AnyNode } from 'domhandler';
 import { describe, expect, it } from 'vitest';
-import { parseHtml } from '../../plugins/extractors/parse.js';
+import { parseHtml } from '../../plugins/sdk/parse.js';
 import { requireSharedData } from '../support/shared-data.js';
 import { BENCHMARK_DIR } from './support.js';
 

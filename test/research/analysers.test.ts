@@ -441,7 +441,7 @@ describe('hostile corpora', () => {
 describe('through the read stage', () => {
   it('works on the corpus readSources builds (its sentence splitting and relevance)', async () => {
     const base = corpusOf([...EV_SOURCES, ...HEART].map((s, i) => ({ ...s, publishedAt: `202${i % 5}-03-01` })), { research_query: 'How are Tesla and BYD doing?', entities: ['Tesla', 'BYD'], ...ALL_ON }, { keyphrases: ['tesla', 'byd'] });
-    const c = readSources({ input: base.input, plan: base.plan, sources: base.sources, analyzer: { terms: (t) => terms(t) }, now: base.now });
+    const c = readSources({ input: base.input, plan: base.plan, sources: base.sources, tokenizer: { terms: (t) => terms(t) }, now: base.now });
     const so = await runAll(c);
     for (const out of Object.values(so)) expectVerbatim(c, out.fields);
     const ea = so.entity_analysis!.fields.entity_analysis as EntityAnalysis;

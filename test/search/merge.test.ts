@@ -1,11 +1,11 @@
 /**
- * Merging provider results (plugins/operations/search/merge.ts): URL
+ * Merging provider results (core/search-merge.ts): URL
  * normalisation, reciprocal rank fusion with sources, post-filters for what
  * a provider did not apply, and term marking in snippets.
  */
 import { describe, expect, it } from 'vitest';
 import { parseQuery, type FilterName, type ProviderResult, type SearchFilters } from '../../core/search.js';
-import { activeFilters, fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../plugins/operations/search/merge.js';
+import { activeFilters, fuse, markTerms, normaliseUrl, postFilter, RRF_K } from '../../core/search-merge.js';
 
 const r = (url: string, over: Partial<ProviderResult> = {}): ProviderResult => ({ url, title: url, snippet: '', publishedAt: null, ...over });
 const NONE: SearchFilters = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };

@@ -8,7 +8,7 @@
  *   label states (null included: "should be absent") is one fact, compared
  *   with the extracted item holding the same email (else phone).
  */
-import type { ContactItem } from '../contacts.js';
+import type { ContactItem } from './index.js';
 
 export interface ExpectedContact {
   readonly email?: string | null;

@@ -15,7 +15,7 @@
  */
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { SchemaItem } from '../schema-data.js';
-import { boundedText, collapse, isElement, type AnyNode, type Element } from '../dom.js';
+import { boundedText, collapse, isElement, type AnyNode, type Element } from '../../sdk/dom.js';
 import { mailtoAddresses, normalizeEmail, scanPlain } from './emails.js';
 import { parsePhoneValue, telNumber, type ParsedPhone } from './phones.js';
 

@@ -24,8 +24,8 @@
  * own work. A page of 50k links takes about 0.1-0.4 s.
  */
 import { defineExtractor, type Page } from '../../sdk/scrape.js';
-import { HTML_FILTER } from '../common.js';
-import { baseUrl, isElement, isTextNode, type AnyNode } from '../dom.js';
+import { HTML_FILTER } from '../../sdk/scrape.js';
+import { baseUrl, isElement, isTextNode, type AnyNode } from '../../sdk/dom.js';
 import { linkUrl } from '../links.js';
 import { extractSchemaData } from '../schema-data.js';
 import { addressesInText, parseFediverseAddress } from './mastodon.js';
@@ -215,4 +215,5 @@ export const socialExtractor = defineExtractor({
   description: 'Social-network profiles the page links to or declares (rel="me", sameAs): platform, canonical url, handle.',
   filter: HTML_FILTER,
   extract: (page): SocialProfile[] => extractSocial(page),
+  merge: mergeProfiles,
 });

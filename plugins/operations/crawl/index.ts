@@ -21,9 +21,8 @@ import { Pipeline } from '../../../core/pipeline.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { SearchIndex } from '../../../core/search.js';
 import type { Validated } from '../../../core/stages.js';
-import { crawlPagePrice } from '../../../config/prices.js';
+import { crawlPagePrice } from '../../../core/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
-import { scrapeStages } from '../scrape.js';
 import { RunAborted, runCrawl, type CrawlBook, type CrawlSpec } from './engine.js';
 import { WebhookView } from '../../sdk/webhook-view.js';
 import { crawlFetchers } from './pages.js';
@@ -181,12 +180,9 @@ export function createCrawlOperation(options: CrawlOptions) {
     description: 'POST /v1/crawl, GET and DELETE /v1/crawl/{job_id}: crawl a site into the account\'s own index collection.',
     dependsOn: ['operation-scrape'],
     routes(host) {
-      // Not for the scrape's routes: only its fetch, judge and extract stages (screenshots and proxies are not crawl options).
-      const stages = scrapeStages(host, {
-        egress: options.egress, screenshotTtlMs: 0, publicUrl: undefined, proxyRetries: 0,
-        blobs: { put: async () => undefined, get: async () => undefined, sweep: async () => 0 },
-      });
-      const { fetchPage, fetchText } = crawlFetchers(stages);
+      // Pages, robots.txt and sitemaps are read through the page pipeline (screenshots and proxies are not crawl options).
+      const pages = host.pages;
+      const { fetchPage, fetchText } = crawlFetchers(pages);
       const base = (headers: Readonly<Record<string, string | undefined>>) =>
         headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '';
 
@@ -208,7 +204,7 @@ export function createCrawlOperation(options: CrawlOptions) {
         }));
         const callback = targetIssue('callback_url', i.callback_url, options.egress);
         if (callback !== undefined) issues.push(callback);
-        if (i.render_js === true && stages.optionsProblem({ render_js: true }) !== undefined) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
+        if (i.render_js === true && !pages.renders) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
         return issues;
       };
 
@@ -231,7 +227,7 @@ export function createCrawlOperation(options: CrawlOptions) {
           return Effect.flatMap(
             host.jobs.store.createJob({
               id, kind: 'crawl', accountId: ctx.account.id, request: stored, urls: [ctx.start], depths: [0],
-              callbackUrl: i.callback_url ?? null, pricePerUrl: crawlPagePrice(i), now: ctx.receivedAt,
+              callbackUrl: i.callback_url ?? null, pricePerUrl: crawlPagePrice(host.prices, i), now: ctx.receivedAt,
             }),
             // Stored: a queue that is away only delays it (runners also poll the store).
             (job) => Effect.as(Effect.catch(host.jobs.queue.enqueue(id), () => Effect.void), { job }),
@@ -244,7 +240,7 @@ export function createCrawlOperation(options: CrawlOptions) {
         .then(host.stages.quota(CRAWL_OPERATION))
         .then(host.stages.validate(schema(CrawlRequest), requestCheck))
         .then(precheck)
-        .then(host.stages.reserve(CRAWL_OPERATION, (i: CrawlInput) => crawlPagePrice(i)))
+        .then(host.stages.reserve(CRAWL_OPERATION, (i: CrawlInput) => crawlPagePrice(host.prices, i)))
         .then(submit)
         .handle((ctx) => Effect.succeed({
           job_id: ctx.job.id,
@@ -302,7 +298,7 @@ export function createCrawlOperation(options: CrawlOptions) {
         run: (x: JobExecution) => {
           const stored = x.job.request as StoredCrawl;
           const spec = specOf(stored);
-          if (spec.renderJs && stages.optionsProblem({ render_js: true }) !== undefined) {
+          if (spec.renderJs && !pages.renders) {
             // Accepted once, refused now (the server lost its browser): it ends failed.
             return Effect.fail(new JobFailure('MISSING_PARAMETER', 'render_js: this server has no browser fetcher'));
           }

@@ -1,17 +1,16 @@
 /**
- * How a crawl fetches: through the scrape operation's stages (scrapeStages),
- * so every page, robots.txt and sitemap goes through the registered fetcher
- * plugins behind the egress guard (each redirect hop too), is judged like a
- * scrape (a 403 or a challenge page is TARGET_BLOCKED) and is read by the
- * same extractors (text, main content, meta data, links).
+ * How a crawl fetches: through the page pipeline (host.pages, core/page.ts),
+ * so every page, robots.txt and sitemap passes the egress guard and goes
+ * through the registered fetcher plugins (each redirect hop guarded too), a
+ * page is judged like a scrape (a 403 or a challenge page is
+ * TARGET_BLOCKED) and read by the same extractors (text, main content, meta
+ * data, links). A redirect is taken as it came, and only HTML pages that
+ * succeeded are read; robots.txt and sitemaps are only fetched.
  */
 import { Cause, Effect, Exit } from 'effect';
-import type { FetchResult } from '../../sdk/scrape.js';
-import type { scrapeStages } from '../scrape.js';
+import type { FetchResult, PageDepth, PageReader } from '../../../core/page.js';
 import type { CrawledPage, FetchPage } from './engine.js';
 import { CRAWLER_USER_AGENT, type FetchText } from './politeness.js';
-
-type Stages = ReturnType<typeof scrapeStages>;
 
 /** Seconds one page may take (fetch and render). */
 export const PAGE_TIMEOUT_SECONDS = 30;
@@ -30,52 +29,47 @@ async function runAbortable<A, E>(effect: Effect.Effect<A, E>, signal: AbortSign
   throw Cause.squash(exit.cause);
 }
 
-const context = (input: Record<string, unknown>) => ({
-  requestId: 'crawl', receivedAt: Date.now(), method: 'GET', path: '/', params: {}, clientIp: '', headers: {}, input,
-});
+/** How far a crawled page is taken: a redirect as it came; an error or a page that is not HTML judged, not read. */
+const pageDepth = (r: FetchResult): PageDepth =>
+  (r.statusCode >= 300 && r.statusCode < 400 ? 'fetched'
+    : r.statusCode >= 400 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType) ? 'judged' : 'read');
+const fetchedOnly = (): PageDepth => 'fetched';
 
 const firstString = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);
 
-export function crawlFetchers(stages: Stages): { fetchPage: FetchPage; fetchText: FetchText } {
+export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchText: FetchText } {
   const fetchPage: FetchPage = (url, o) => {
     const input = {
       url, follow_redirects: false, timeout: PAGE_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT,
       main_content: true, extract_meta: true, extract_links: true, ...(o.renderJs ? { render_js: true } : {}),
     };
-    const ctx = context(input);
-    const effect = Effect.flatMap(stages.fetchStage.run(ctx as never), (fetched: { result: FetchResult }) => {
-      const r = fetched.result;
+    const effect = Effect.map(pages.read({ input, depth: pageDepth }), (page): CrawledPage => {
+      const r = page.result;
       const base = { statusCode: r.statusCode, headers: r.headers, contentType: r.contentType, finalUrl: r.finalUrl };
-      const empty: CrawledPage = { ...base, title: null, text: '', language: null, links: [], metaRobots: '' };
-      // A redirect or an error page is not read; 403s and challenge pages fail as TARGET_BLOCKED, like a scrape.
-      if (r.statusCode >= 300 && r.statusCode < 400) return Effect.succeed(empty);
-      return Effect.flatMap(stages.judge.run({ result: r }), () => {
-        if (r.statusCode >= 400 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType)) return Effect.succeed(empty);
-        return Effect.map(stages.extractStage.run({ ...ctx, result: r } as never), (ex: { builtins: Record<string, unknown> }): CrawledPage => {
-          const b = ex.builtins;
-          const meta = b.meta_data as { title?: string | null; language?: string | null; meta?: Record<string, unknown> } | undefined;
-          const main = (b.main_content as string | undefined) ?? '';
-          const whole = (b.text_content as string | undefined) ?? '';
-          const lang = meta?.language?.slice(0, 2).toLowerCase();
-          const robots = [firstString(meta?.meta?.robots), firstString(meta?.meta?.scourbot)].filter((x) => x !== undefined).join(',').toLowerCase();
-          return {
-            ...base,
-            title: meta?.title ?? null,
-            text: main.length >= MIN_MAIN_CONTENT ? main : whole,
-            language: lang !== undefined && /^[a-z]{2}$/.test(lang) ? lang : null,
-            links: ((b.links as { url: string; rel: string | null }[] | undefined) ?? []).map((l) => ({ url: l.url, rel: l.rel })),
-            metaRobots: robots,
-          };
-        });
-      });
+      // A redirect or an error page is not read; 403s and challenge pages failed as TARGET_BLOCKED, like a scrape.
+      if (pageDepth(r) !== 'read') return { ...base, title: null, text: '', language: null, links: [], metaRobots: '' };
+      const b = page.builtins;
+      const meta = b.meta_data as { title?: string | null; language?: string | null; meta?: Record<string, unknown> } | undefined;
+      const main = (b.main_content as string | undefined) ?? '';
+      const whole = (b.text_content as string | undefined) ?? '';
+      const lang = meta?.language?.slice(0, 2).toLowerCase();
+      const robots = [firstString(meta?.meta?.robots), firstString(meta?.meta?.scourbot)].filter((x) => x !== undefined).join(',').toLowerCase();
+      return {
+        ...base,
+        title: meta?.title ?? null,
+        text: main.length >= MIN_MAIN_CONTENT ? main : whole,
+        language: lang !== undefined && /^[a-z]{2}$/.test(lang) ? lang : null,
+        links: ((b.links as { url: string; rel: string | null }[] | undefined) ?? []).map((l) => ({ url: l.url, rel: l.rel })),
+        metaRobots: robots,
+      };
     });
     return runAbortable(effect, o.signal);
   };
 
   const fetchText: FetchText = (url, signal) => {
-    const ctx = context({ url, follow_redirects: true, timeout: TEXT_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT });
+    const input = { url, follow_redirects: true, timeout: TEXT_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT };
     return runAbortable(
-      Effect.map(stages.fetchStage.run(ctx as never), ({ result: r }: { result: FetchResult }) => ({
+      Effect.map(pages.read({ input, depth: fetchedOnly }), ({ result: r }) => ({
         statusCode: r.statusCode, contentType: r.contentType, body: r.body, finalUrl: r.finalUrl,
       })),
       signal,

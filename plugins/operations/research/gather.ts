@@ -1,13 +1,14 @@
 /**
  * The gather stage: every sub-query through every enabled search provider
- * (the search operation's own `ask`, each bounded by the provider timeout),
- * the lists fused by reciprocal rank fusion, then candidates read in rank
- * order until `max_sources` are accepted: the stored text of the local
- * index when it holds the page (the shared collection and the account's
- * own), otherwise a scrape through the scrape pipeline (egress guard,
- * fetchers, extractors). Candidates are read in waves of the plan's scrape
- * concurrency and judged in rank order, so the same results give the same
- * sources in the same order.
+ * (`ask` of core/search-merge.ts, as the search operation asks them, each
+ * bounded by the provider timeout), the lists fused by reciprocal rank
+ * fusion, then candidates read in rank order until `max_sources` are
+ * accepted: the stored text of the local index when it holds the page (the
+ * shared collection and the account's own), otherwise a read through the
+ * page pipeline (host.pages: egress guard, fetchers, extractors).
+ * Candidates are read in waves of the plan's scrape concurrency and
+ * judged in rank order, so the same results give the same sources in the
+ * same order.
  *
  * Hard filters, each counted in `dropped` by reason: `sources` (the
  * source's type, classify.ts), `timeframe` (its publication date must fall
@@ -22,8 +23,7 @@ import type { ResearchPlan, ResearchSource, SourceMeta, SourceType } from '../..
 import {
   domainOf, parseQuery, visibleCollections, type ProviderResult, type SearchFilters, type SearchIndex, type SearchProviderPlugin, type StoredDocument,
 } from '../../../core/search.js';
-import { ask } from '../search/index.js';
-import { fuse, normaliseUrl, postFilter } from '../search/merge.js';
+import { ask, fuse, normaliseUrl, postFilter } from '../../../core/search-merge.js';
 import { classifySource, countryOfDomain, qualityOf } from './classify.js';
 import { regionOf } from './plan.js';
 import { sourceMetaFrom } from './source-meta.js';
@@ -44,7 +44,7 @@ export interface GatherDeps {
   readonly providers: readonly SearchProviderPlugin[];
   readonly providerTimeoutMs: number;
   readonly index: SearchIndex | undefined;
-  /** Scrape one URL through the scrape pipeline; rejects with an ApiFailure. */
+  /** Read one URL through the page pipeline; rejects with an ApiFailure. */
   readonly scrape: (url: string, timeoutMs: number, signal: AbortSignal) => Promise<ScrapedPage>;
   /** Why the egress guard refuses a URL, or undefined when it may be fetched. */
   readonly refused: (url: string) => string | undefined;

@@ -22,6 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
+import type { PlanId } from '../../../core/accounts.js';
 import type { RequestContext } from '../../../core/context.js';
 import { InternalError, NotFound, ServiceUnavailable } from '../../../core/errors.js';
 import { JobFailure, type ItemOutcome, type JobExecution, type JobItem, type JobView } from '../../../core/jobs.js';
@@ -29,15 +30,13 @@ import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
 import type { ResearchInput } from '../../../core/research.js';
 import type { Validated } from '../../../core/stages.js';
-import { researchPrice } from '../../../config/prices.js';
-import type { Progress, researchStages } from './index.js';
-
-export const RESEARCH_JOB_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+import { researchPrice } from '../../../core/prices.js';
+import type { Progress, researchStages } from './stages.js';
 
 /** What a research job stores. */
 interface StoredResearch {
   readonly input: ResearchInput;
-  readonly plan: string;
+  readonly plan: PlanId;
   readonly host: string | undefined;
 }
 
@@ -144,14 +143,14 @@ function progressWriter(x: JobExecution) {
 export function researchJobs(host: PluginHost, s: ReturnType<typeof researchStages>) {
   const submit = {
     name: 'submit',
-    run: (ctx: RequestContext & Validated<ResearchInput> & { account: { id: string; plan: string } }) => {
+    run: (ctx: RequestContext & Validated<ResearchInput> & { account: { id: string; plan: PlanId } }) => {
       const i = ctx.input;
       const id = `research_${randomBytes(16).toString('hex')}`;
       const stored: StoredResearch = { input: i, plan: ctx.account.plan, host: ctx.headers.host };
       return Effect.flatMap(
         host.jobs.store.createJob({
           id, kind: 'research', accountId: ctx.account.id, request: stored, urls: [i.research_query.slice(0, 2000)],
-          callbackUrl: i.callback_url ?? null, pricePerUrl: researchPrice(i), now: ctx.receivedAt,
+          callbackUrl: i.callback_url ?? null, pricePerUrl: researchPrice(host.prices, i), now: ctx.receivedAt,
         }),
         (job) => Effect.as(Effect.catch(host.jobs.queue.enqueue(id), () => Effect.void), { job }),
       );
@@ -200,13 +199,7 @@ export function researchJobs(host: PluginHost, s: ReturnType<typeof researchStag
         progress: writer.report,
       };
       const run = Pipeline.from<typeof ctx>()
-        .then(s.planStage)
-        .then(s.gatherStage)
-        .then(s.readStage)
-        .then(s.analyseStage)
-        .then(s.reportStage)
-        .then(s.rewriteStage)
-        .then(s.exportStage)
+        .append(s.work)
         .handle((c) => Effect.succeed({
           body: s.finish(c),
           sources: c.corpus.sources.length,

@@ -13,7 +13,7 @@
  * Every sentence is a span of its source's stored text: `text.slice(start,
  * end)` is the sentence, so evidence quoted from it is verbatim.
  */
-import type { Corpus, Passage, ResearchInput, ResearchPlan, ResearchSource, Sentence, TextAnalyzer } from '../../../core/research.js';
+import type { Corpus, Passage, ResearchInput, ResearchPlan, ResearchSource, Sentence, IndexTokenizer } from '../../../core/research.js';
 
 /** Sentences shorter than this are not quoted (headings, list bullets). */
 export const MIN_SENTENCE = 20;
@@ -111,11 +111,11 @@ function bm25(units: readonly Unit[], query: ReadonlyMap<string, number>): Float
 }
 
 /** The weighted query of a plan. */
-export function queryTerms(question: string, plan: ResearchPlan, input: ResearchInput, analyzer: TextAnalyzer, languages: readonly (string | null)[] = [plan.language ?? null]): Map<string, number> {
+export function queryTerms(question: string, plan: ResearchPlan, input: ResearchInput, tokenizer: IndexTokenizer, languages: readonly (string | null)[] = [plan.language ?? null]): Map<string, number> {
   const q = new Map<string, number>();
-  // Under each language's analyser the sources use, so a stemmed source matches the stemmed query.
+  // Under each language's tokenizer rules the sources use, so a stemmed source matches the stemmed query.
   const add = (text: string, w: number) => {
-    for (const lang of languages) for (const t of analyzer.terms(text, lang)) q.set(t, Math.max(q.get(t) ?? 0, w));
+    for (const lang of languages) for (const t of tokenizer.terms(text, lang)) q.set(t, Math.max(q.get(t) ?? 0, w));
   };
   for (const s of plan.subQueries.slice(1)) add(s, 0.3);
   for (const k of plan.keyphrases) add(k, 0.5);
@@ -141,10 +141,10 @@ export function readSources(args: {
   readonly input: ResearchInput;
   readonly plan: ResearchPlan;
   readonly sources: readonly ResearchSource[];
-  readonly analyzer: TextAnalyzer;
+  readonly tokenizer: IndexTokenizer;
   readonly now: number;
 }): Corpus {
-  const { input, plan, sources, analyzer } = args;
+  const { input, plan, sources, tokenizer } = args;
   const sentences = new Map<string, Sentence[]>();
   const flat: Sentence[] = [];
   const sentTerms: string[][] = [];
@@ -153,11 +153,11 @@ export function readSources(args: {
     sentences.set(s.id, list);
     for (const x of list) {
       flat.push(x);
-      sentTerms.push(analyzer.terms(x.text, s.language));
+      sentTerms.push(tokenizer.terms(x.text, s.language));
     }
   }
   const languages = [...new Set(sources.map((s) => s.language))];
-  const query = queryTerms(input.research_query, plan, input, analyzer, languages.length > 0 ? languages : [plan.language ?? null]);
+  const query = queryTerms(input.research_query, plan, input, tokenizer, languages.length > 0 ? languages : [plan.language ?? null]);
   const raw = bm25(sentTerms.map((terms) => ({ terms })), query);
   const entityRe = (input.entities ?? []).length === 0
     ? undefined
@@ -213,7 +213,7 @@ export function readSources(args: {
     passages: ranked,
     sentenceRelevance,
     now: args.now,
-    // One analyser for the analysers' comparisons: the request's language, else the sources' most common one.
-    terms: (text: string) => analyzer.terms(text, plan.language ?? mostCommon(sources.map((s) => s.language))),
+    // One language's rules for the analysers' comparisons: the request's language, else the sources' most common one.
+    terms: (text: string) => tokenizer.terms(text, plan.language ?? mostCommon(sources.map((s) => s.language))),
   };
 }

@@ -1,22 +1,21 @@
 /**
  * Search enrichment (spec 2.1 auto_scrape_top, include_contacts,
  * include_social; 2.2 scraped_content, contacts, social_profiles,
- * scraped_count; 8.5): the top results scraped through the scrape
- * operation's own stages (egress guard, fetchers, the same extractors),
- * several at once within the plan's scrape concurrency, each bounded in
+ * scraped_count; 8.5): the top results read through the page pipeline
+ * (host.pages: egress guard, fetchers, the same extractors; contacts and
+ * social profiles of several pages merged by their extractors' own
+ * `merge`), several at once within the plan's scrape concurrency, each bounded in
  * time. A page that fails is reported in its item and costs nothing; a
  * result the egress guard refuses is never fetched.
  */
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
-import { checkTargetUrl } from '../../../core/egress.js';
 import { isApiFailure, type ApiFailure } from '../../../core/errors.js';
+import { mediaType } from '../../../core/page.js';
 import type { PluginHost } from '../../../core/plugin.js';
+import { type Prices, searchPrice } from '../../../core/prices.js';
 import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
-import { PRICES, searchPrice } from '../../../config/prices.js';
-import { mergeContacts, type ContactItem } from '../../extractors/contacts.js';
-import { mergeProfiles, type SocialProfile } from '../../extractors/social/index.js';
-import { mediaType, scrapeStages, type ScrapeOptions } from '../scrape.js';
+import type { ExtractorPlugin } from '../../sdk/scrape.js';
 
 /** How long one result page may take to fetch and render. */
 export const PAGE_TIMEOUT_SECONDS = 15;
@@ -41,8 +40,8 @@ export function pagesToScrape(i: EnrichInput): number {
 }
 
 /** What a search is held for: the plain search, every page it may scrape, and the extras. */
-export function heldPrice(i: EnrichInput): number {
-  return searchPrice({ ...i, auto_scrape_top: pagesToScrape(i) });
+export function heldPrice(prices: Prices, i: EnrichInput): number {
+  return searchPrice(prices, { ...i, auto_scrape_top: pagesToScrape(i) });
 }
 
 /**
@@ -50,12 +49,12 @@ export function heldPrice(i: EnrichInput): number {
  * nothing, and contacts and social profiles only when some page their
  * extractor reads (HTML) was read.
  */
-export function chargedPrice(i: EnrichInput, scraped: number, read: { readonly contacts: boolean; readonly social: boolean } = { contacts: scraped > 0, social: scraped > 0 }): number {
-  const plain = searchPrice({ max_results: i.max_results });
+export function chargedPrice(prices: Prices, i: EnrichInput, scraped: number, read: { readonly contacts: boolean; readonly social: boolean } = { contacts: scraped > 0, social: scraped > 0 }): number {
+  const plain = searchPrice(prices, { max_results: i.max_results });
   if (scraped === 0) return plain;
-  return plain + PRICES.search.perScrapedPage * scraped
-    + (i.include_contacts && read.contacts ? PRICES.search.contacts : 0)
-    + (i.include_social && read.social ? PRICES.search.social : 0);
+  return plain + prices.search.perScrapedPage * scraped
+    + (i.include_contacts && read.contacts ? prices.search.contacts : 0)
+    + (i.include_social && read.social ? prices.search.social : 0);
 }
 
 export interface ScrapedItem {
@@ -66,15 +65,17 @@ export interface ScrapedItem {
   /** The page as Markdown (its main content, with headings, lists, links and tables). */
   readonly content: string | null;
   readonly error: { readonly code: string; readonly message: string } | null;
-  readonly contacts?: readonly ContactItem[];
-  readonly social?: readonly SocialProfile[];
+  /** The contacts extractor's values (plugins/extractors/contacts). */
+  readonly contacts?: readonly unknown[];
+  /** The social extractor's values (plugins/extractors/social). */
+  readonly social?: readonly unknown[];
 }
 
 export interface Enriched {
   readonly scraped: readonly ScrapedItem[] | undefined;
   readonly scrapedCount: number;
-  readonly contacts: readonly ContactItem[] | undefined;
-  readonly socialProfiles: readonly SocialProfile[] | undefined;
+  readonly contacts: readonly unknown[] | undefined;
+  readonly socialProfiles: readonly unknown[] | undefined;
 }
 
 type Ctx = RequestContext & Authenticated & Validated<EnrichInput> & Reserved & {
@@ -84,8 +85,17 @@ type Ctx = RequestContext & Authenticated & Validated<EnrichInput> & Reserved & 
 const failure = (e: unknown): { code: string; message: string } =>
   isApiFailure(e) ? { code: e.code, message: e.message } : { code: 'INTERNAL_ERROR', message: 'Internal error while scraping this result' };
 
-export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
-  const stages = scrapeStages(host, scrape);
+/** An extractor's values of several pages as one: its own merge, or the values in page order. */
+function merger(host: PluginHost, id: string): (lists: readonly (readonly unknown[])[]) => readonly unknown[] {
+  const x = (host.registry.byKind('extractor') as unknown as ExtractorPlugin<string, readonly unknown[]>[]).find((e) => e.id === id);
+  return (lists) => (x?.merge !== undefined ? x.merge(lists) : lists.flat());
+}
+
+export function enrichStage(host: PluginHost) {
+  const pages = host.pages;
+  const prices = host.prices;
+  const mergeContacts = merger(host, 'contacts');
+  const mergeProfiles = merger(host, 'social');
   return {
     name: 'enrich',
     run: (ctx: Ctx): Effect.Effect<{ enriched: Enriched }> => {
@@ -100,40 +110,34 @@ export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
       type Scraped = { readonly item: ScrapedItem; readonly contacts: boolean; readonly social: boolean };
       const failed = (t: { link: string; title: string }, error: { code: string; message: string }): Scraped =>
         ({ item: { url: t.link, title: t.title, text: null, content: null, error }, contacts: false, social: false });
+      // A result the egress guard refuses fails its item (TARGET_NOT_ALLOWED), never fetched.
       const one = (t: { link: string; title: string }): Effect.Effect<Scraped> => {
-        const checked = checkTargetUrl(t.link, scrape.egress);
-        // Refused by the guard: reported, never fetched.
-        if (!checked.ok) return Effect.succeed(failed(t, { code: 'TARGET_NOT_ALLOWED', message: `The target is not allowed: ${checked.reason}` }));
         const input = {
           url: t.link, main_content: true, markdown: true, timeout: PAGE_TIMEOUT_SECONDS,
           ...(i.include_contacts ? { extract_contacts: true } : {}),
           ...(i.include_social ? { extract_social: true } : {}),
           ...(i.country !== undefined ? { country: i.country } : {}),
         };
-        const c = { ...ctx, input } as never;
-        const work = Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
-          const c2 = { ...(c as object), ...fetched } as never;
-          return Effect.flatMap(stages.judge.run(c2), () => Effect.map(stages.extractStage.run(c2), (ex): Scraped => {
-            // An image, a PDF, other binary: nothing to read, so not a page scraped (and not charged).
-            if (!ex.readable) {
-              return failed(t, { code: 'UNSUPPORTED_CONTENT_TYPE', message: `The page is ${mediaType(fetched.result.contentType)}, not HTML or text: there is nothing to read` });
-            }
-            const b = ex.builtins;
-            const item: ScrapedItem = {
-              url: t.link,
-              title: t.title,
-              text: (b.main_content as string | undefined) ?? (b.text_content as string | undefined) ?? '',
-              content: (b.markdown as string | undefined) ?? '',
-              error: null,
-              ...(i.include_contacts ? { contacts: (b.contacts as ContactItem[] | undefined) ?? [] } : {}),
-              ...(i.include_social ? { social: (b.social as SocialProfile[] | undefined) ?? [] } : {}),
-            };
-            return {
-              item,
-              contacts: i.include_contacts === true && !ex.undelivered.includes('extract_contacts'),
-              social: i.include_social === true && !ex.undelivered.includes('extract_social'),
-            };
-          }));
+        const work = Effect.map(pages.read({ input }), (ex): Scraped => {
+          // An image, a PDF, other binary: nothing to read, so not a page scraped (and not charged).
+          if (!ex.readable) {
+            return failed(t, { code: 'UNSUPPORTED_CONTENT_TYPE', message: `The page is ${mediaType(ex.result.contentType)}, not HTML or text: there is nothing to read` });
+          }
+          const b = ex.builtins;
+          const item: ScrapedItem = {
+            url: t.link,
+            title: t.title,
+            text: (b.main_content as string | undefined) ?? (b.text_content as string | undefined) ?? '',
+            content: (b.markdown as string | undefined) ?? '',
+            error: null,
+            ...(i.include_contacts ? { contacts: (b.contacts as unknown[] | undefined) ?? [] } : {}),
+            ...(i.include_social ? { social: (b.social as unknown[] | undefined) ?? [] } : {}),
+          };
+          return {
+            item,
+            contacts: i.include_contacts === true && !ex.undelivered.includes('extract_contacts'),
+            social: i.include_social === true && !ex.undelivered.includes('extract_social'),
+          };
         });
         return Effect.catchDefect(
           Effect.catch(work, (e: ApiFailure) => Effect.succeed(failed(t, failure(e)))),
@@ -145,7 +149,7 @@ export function enrichStage(host: PluginHost, scrape: ScrapeOptions) {
         const items = scraped.map((x) => x.item);
         const ok = items.filter((x) => x.error === null);
         // Pages that failed are released from the hold; so are contacts and profiles no page could give.
-        ctx.hold.actual = chargedPrice(i, ok.length, { contacts: scraped.some((x) => x.contacts), social: scraped.some((x) => x.social) });
+        ctx.hold.actual = chargedPrice(prices, i, ok.length, { contacts: scraped.some((x) => x.contacts), social: scraped.some((x) => x.social) });
         return {
           enriched: {
             scraped: items,

@@ -7,8 +7,8 @@
  * found it. A provider that fails or times out is a warning; only when all
  * of them fail is the search an error (502, nothing charged).
  *
- * Enrichment (enrich.ts): the top results scraped through the scrape
- * stages, with contacts and social profiles found in them when asked;
+ * Enrichment (enrich.ts): the top results read through the page
+ * pipeline, with contacts and social profiles found in them when asked;
  * pages that fail cost nothing.
  */
 import { Effect } from 'effect';
@@ -18,16 +18,15 @@ import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
 import type { Unchecked } from '../../../core/schema.js';
 import {
-  CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResponse, type ProviderResult,
+  CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResult,
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
 } from '../../../core/search.js';
 import type { Authenticated, Validated } from '../../../core/stages.js';
 import { countryProblem } from '../../../core/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from '../../../core/languages.js';
-import { activeFilters, fuse, markTerms, postFilter } from './merge.js';
+import { activeFilters, ask, fuse, markTerms, postFilter, type SearchWarning } from '../../../core/search-merge.js';
 import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION, pagesToScrape } from './enrich.js';
-import type { ScrapeOptions } from '../scrape.js';
 
 const TIME_RANGE_NAMES = Object.keys(TIME_RANGES) as TimeRange[];
 const StringEnum = <T extends string>(values: readonly T[], description: string) =>
@@ -95,11 +94,8 @@ export interface SearchOptions {
   readonly providers: readonly string[];
   /** How long one provider may take. */
   readonly providerTimeoutMs: number;
-  /** What enrichment scrapes with (the scrape operation's options). */
-  readonly scrape: ScrapeOptions;
 }
 
-export interface Warning { readonly provider: string; readonly code: string; readonly message: string }
 
 /**
  * The checks JSON Schema cannot make, all reported at once; the parsed query
@@ -131,39 +127,6 @@ export function searchFilters(i: SearchInput, now: number): SearchFilters {
     safeSearch: i.safe_search ?? 'moderate',
     resultType: i.result_type ?? 'web',
   };
-}
-
-export type Outcome =
-  | { readonly provider: string; readonly ok: true; readonly response: ProviderResponse }
-  | { readonly provider: string; readonly ok: false; readonly warning: Warning };
-
-/** Ask one provider, bounded by its time; never fails (a failure is a warning). Research gathers with it too. */
-export function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
-  const controller = new AbortController();
-  const onOuter = () => controller.abort(outer.reason);
-  outer.addEventListener('abort', onOuter, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<Outcome>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error('provider timeout'));
-      resolve({ provider: p.id, ok: false, warning: { provider: p.id, code: 'PROVIDER_TIMEOUT', message: `${p.id} did not answer within ${timeoutMs / 1000} s` } });
-    }, timeoutMs);
-  });
-  const answered = Promise.resolve()
-    .then(() => run(controller.signal))
-    .then(
-      (response): Outcome => ({ provider: p.id, ok: true, response }),
-      (e: unknown): Outcome => {
-        const code = typeof (e as { code?: unknown })?.code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test((e as { code: string }).code)
-          ? (e as { code: string }).code : 'PROVIDER_FAILED';
-        const message = e instanceof Error ? e.message : String(e);
-        return { provider: p.id, ok: false, warning: { provider: p.id, code, message: `${p.id} failed: ${message}`.slice(0, 1000) } };
-      },
-    );
-  return Promise.race([answered, timedOut]).finally(() => {
-    clearTimeout(timer);
-    outer.removeEventListener('abort', onOuter);
-  });
 }
 
 const isoDate = (ms: number | null): { date: string | null; published: string | null } => {
@@ -198,7 +161,7 @@ export function createSearchOperation(options: SearchOptions) {
           return Effect.succeed({ parsed: query });
         },
       };
-      const enrich = enrichStage(host, options.scrape);
+      const enrich = enrichStage(host);
 
       const searchStage = {
         name: 'search',
@@ -217,7 +180,7 @@ export function createSearchOperation(options: SearchOptions) {
               query, filters, accountId: ctx.account.id, signal, now: ctx.receivedAt,
               limit: active.every((f) => p.applies?.has(f) === true) ? maxResults : wider,
             }), options.providerTimeoutMs, controller.signal))).then((outcomes) => {
-              const warnings: Warning[] = [];
+              const warnings: SearchWarning[] = [];
               const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
               let total = 0;
               for (const o of outcomes) {
@@ -287,7 +250,7 @@ export function createSearchOperation(options: SearchOptions) {
           .then(host.stages.gate((i: SearchInput) => [...(i.include_contacts ? ['contacts' as const] : []), ...(i.include_social ? ['social' as const] : [])]))
           // A search that scrapes nothing (no auto_scrape_top, contacts or social) has a fixed price and only
           // reads: it is charged after the work, without a hold (one commit less per request; see ReserveOptions).
-          .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(i), { chargeAfter: (i: SearchInput) => pagesToScrape(i) === 0 }))
+          .then(host.stages.reserve('search', (i: SearchInput) => heldPrice(host.prices, i), { chargeAfter: (i: SearchInput) => pagesToScrape(i) === 0 }))
           .then(searchStage)
           .then(enrich)
           .then(host.stages.bill)
@@ -318,6 +281,6 @@ export function createSearchOperation(options: SearchOptions) {
 interface Found {
   readonly results: readonly ({ readonly link: string; readonly title: string } & Record<string, unknown>)[];
   readonly total: number;
-  readonly warnings: readonly Warning[];
+  readonly warnings: readonly SearchWarning[];
   readonly seconds: number;
 }

@@ -85,15 +85,15 @@
  * 200 items; every walk is iterative, units are found within 16 ancestor
  * levels, and only units under 3,000 characters are rendered.
  */
-import { defineExtractor, type Page } from '../sdk/scrape.js';
-import { HTML_FILTER } from './common.js';
-import { attrTrim, boundedText, collapse, isElement, isHidden, isTextNode, structure, type AnyNode, type Element } from './dom.js';
-import { extractSchemaData } from './schema-data.js';
-import { BLOCK_TAGS, defaultSkip, renderText } from './text.js';
-import { cutAtSpace, decodeCloudflare, emailKey, mailtoAddresses, scanObfuscated, scanPlain, type EmailHow, type ScanBudget } from './contacts/emails.js';
-import { defaultRegion, parsePhoneValue, scanPhones, telNumber, type ParsedPhone, type PhoneBudget } from './contacts/phones.js';
-import { guessPerson, personName, type PersonGuess } from './contacts/people.js';
-import { cardRecords, isCardRoot, schemaRecords, type ContactRecord } from './contacts/structured.js';
+import { defineExtractor, type Page } from '../../sdk/scrape.js';
+import { HTML_FILTER } from '../../sdk/scrape.js';
+import { attrTrim, boundedText, collapse, isElement, isHidden, isTextNode, structure, type AnyNode, type Element } from '../../sdk/dom.js';
+import { extractSchemaData } from '../schema-data.js';
+import { BLOCK_TAGS, defaultSkip, renderText } from '../../sdk/text.js';
+import { cutAtSpace, decodeCloudflare, emailKey, mailtoAddresses, scanObfuscated, scanPlain, type EmailHow, type ScanBudget } from './emails.js';
+import { defaultRegion, parsePhoneValue, scanPhones, telNumber, type ParsedPhone, type PhoneBudget } from './phones.js';
+import { guessPerson, personName, type PersonGuess } from './people.js';
+import { cardRecords, isCardRoot, schemaRecords, type ContactRecord } from './structured.js';
 
 export interface ContactItem {
   email: string | null;
@@ -670,4 +670,5 @@ export const contactsExtractor = defineExtractor({
   filter: HTML_FILTER,
   extract: (page, options): ContactItem[] =>
     extractContacts(page, { defaultCountry: optionString(options.country) ?? optionString(options.defaultCountry) }),
+  merge: mergeContacts,
 });

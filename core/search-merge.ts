@@ -1,12 +1,52 @@
 /**
- * Merging what several search providers found: each provider's results
- * filtered by what it could not filter itself, then fused by reciprocal rank
- * fusion and de-duplicated by normalised URL. Every merged result keeps the
- * providers that found it. Pure.
+ * Asking several search providers and merging what they found (the search
+ * operation and research's gather both do): each provider asked within its
+ * time, its failure a warning; each provider's results filtered by what it
+ * could not filter itself, then fused by reciprocal rank fusion and
+ * de-duplicated by normalised URL. Every merged result keeps the providers
+ * that found it. No I/O of its own: a provider's search is handed in.
  */
 import {
-  domainOf, onSite, type FilterName, type ParsedQuery, type ProviderResult, type QueryItem, type SearchFilters,
-} from '../../../core/search.js';
+  domainOf, onSite, type FilterName, type ParsedQuery, type ProviderResponse, type ProviderResult, type QueryItem, type SearchFilters,
+  type SearchProviderPlugin,
+} from './search.js';
+
+/** A provider's failure or note, as a search reports it. */
+export interface SearchWarning { readonly provider: string; readonly code: string; readonly message: string }
+
+export type Outcome =
+  | { readonly provider: string; readonly ok: true; readonly response: ProviderResponse }
+  | { readonly provider: string; readonly ok: false; readonly warning: SearchWarning };
+
+/** Ask one provider, bounded by its time; never fails (a failure is a warning). Search and research both ask with it. */
+export function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onOuter, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('provider timeout'));
+      resolve({ provider: p.id, ok: false, warning: { provider: p.id, code: 'PROVIDER_TIMEOUT', message: `${p.id} did not answer within ${timeoutMs / 1000} s` } });
+    }, timeoutMs);
+  });
+  const answered = Promise.resolve()
+    .then(() => run(controller.signal))
+    .then(
+      (response): Outcome => ({ provider: p.id, ok: true, response }),
+      (e: unknown): Outcome => {
+        const code = typeof (e as { code?: unknown })?.code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test((e as { code: string }).code)
+          ? (e as { code: string }).code : 'PROVIDER_FAILED';
+        const message = e instanceof Error ? e.message : String(e);
+        return { provider: p.id, ok: false, warning: { provider: p.id, code, message: `${p.id} failed: ${message}`.slice(0, 1000) } };
+      },
+    );
+  return Promise.race([answered, timedOut]).finally(() => {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onOuter);
+  });
+}
+
 
 /** Query parameters that only track where a click came from. */
 const TRACKING = /^(utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|mc_cid|mc_eid|igshid|_hsenc|_hsmi|mkt_tok|vero_id|oly_anon_id|oly_enc_id|rb_clickid|s_cid|twclid|ttclid|li_fat_id|srsltid|_ga|_gl)$/i;

@@ -1,7 +1,8 @@
 /**
  * POST /v1/scrape/bulk (spec 2.4): up to 100 URLs with the single scrape's
- * options, each checked and guarded like a single scrape and run through the
- * same stages (scrapeStages), at most `concurrent_requests` at once (bounded
+ * options, each checked and guarded like a single scrape and read through
+ * the same page pipeline (host.pages.read), then delivered like one
+ * (deliver.ts), at most `concurrent_requests` at once (bounded
  * by the plan's scrape concurrency and a server maximum), failed URLs
  * retried when asked (each retry goes through another proxy where proxies
  * are configured). One bad URL fails its item, not the request, unless none
@@ -20,18 +21,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
-import type { PlanId } from '../../core/accounts.js';
-import type { RequestContext } from '../../core/context.js';
-import { checkTargetUrl, type EgressPolicy, targetIssue } from '../../core/egress.js';
-import { type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, NotFound, TargetNotAllowed } from '../../core/errors.js';
-import { JobFailure, type JobExecution, type JobView } from '../../core/jobs.js';
-import { Pipeline } from '../../core/pipeline.js';
-import type { CheckIssue, Unchecked } from '../../core/schema.js';
-import type { Validated } from '../../core/stages.js';
-import { scrapePrice } from '../../config/prices.js';
-import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
-import { chargeOf, ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';
-import { WebhookView } from '../sdk/webhook-view.js';
+import type { PlanId } from '../../../core/accounts.js';
+import type { RequestContext } from '../../../core/context.js';
+import { checkTargetUrl, type EgressPolicy, targetIssue } from '../../../core/egress.js';
+import { type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, NotFound, TargetNotAllowed } from '../../../core/errors.js';
+import { JobFailure, type JobExecution, type JobView } from '../../../core/jobs.js';
+import type { PageCtx } from '../../../core/page.js';
+import { Pipeline } from '../../../core/pipeline.js';
+import { scrapePrice } from '../../../core/prices.js';
+import type { CheckIssue, Unchecked } from '../../../core/schema.js';
+import type { Validated } from '../../../core/stages.js';
+import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
+import type { ExtractorPlugin } from '../../sdk/scrape.js';
+import { WebhookView } from '../../sdk/webhook-view.js';
+import { chargeOf, deliveryStages, shape, type ScrapeOptions } from './deliver.js';
+import { ScrapeRequest, scrapeChecks, type ScrapeInput } from './request.js';
 
 export const MAX_BULK_URLS = 100;
 /** URLs of one bulk request in flight at once, whatever the plan allows. */
@@ -115,6 +119,21 @@ interface StoredRequest {
 type ItemOutcome =
   | { readonly ok: true; readonly attempts: number; readonly result: Record<string, unknown> }
   | { readonly ok: false; readonly attempts: number; readonly failure: ApiFailure };
+
+/** What delivering one URL of a bulk request reads of the request (or the job) it belongs to. */
+interface ItemBase {
+  readonly receivedAt: number;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The account whose own collection a scrape is indexed into (SCOUR_INDEX_SCRAPES): the request's, or the job's. */
+  readonly account?: { readonly id: string };
+  readonly indexAccountId?: string;
+}
+
+/** One attempt at one URL: its own context (never the request's, whose finalizers are its own). */
+interface ItemCtx extends ItemBase {
+  readonly input: ScrapeInput;
+  readonly proxiesTried: string[];
+}
 
 /** The single-scrape options of a bulk request (what every URL is scraped with). */
 function optionsOf(i: BulkInput) {
@@ -212,7 +231,11 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
     description: 'POST /v1/scrape/bulk (synchronous, or a job with a signed webhook) and GET /v1/scrape/bulk/{job_id}.',
     dependsOn: ['operation-scrape'],
     routes(host) {
-      const stages = scrapeStages(host, options);
+      const pages = host.pages;
+      const prices = host.prices;
+      const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
+      const checks = scrapeChecks(pages, extractors, options.egress);
+      const { storeScreenshot, indexStage } = deliveryStages(pages, options);
       const base = (headers: Readonly<Record<string, string | undefined>>) =>
         options.publicUrl ?? (headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(headers.host) ? `http://${headers.host}` : '');
 
@@ -230,7 +253,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         const anyGood = urls.some((u, n) => u !== undefined && urlIssues[n] === undefined);
         for (const u of urlIssues) if (u !== undefined) issues.push(anyGood ? { ...u, incidental: true } : u);
         const { urls: _u, concurrent_requests: _c, retry_failed: _r, max_retries: _m, callback_url: _cb, async: _a, ...common } = i;
-        issues.push(...stages.optionIssues(common));
+        issues.push(...checks.optionIssues(common));
         if (i.async === false && i.callback_url !== undefined) issues.push({ field: 'async', message: 'false contradicts callback_url (a callback is asynchronous)' });
         if (i.max_retries !== undefined && i.retry_failed !== true) issues.push({ field: 'max_retries', message: 'only applies with retry_failed: true' });
         const callback = targetIssue('callback_url', i.callback_url, options.egress);
@@ -242,7 +265,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
       const precheck = {
         name: 'precheck',
         run: (ctx: RequestContext & Validated<BulkInput>): Effect.Effect<{ urlProblems: (ApiFailure | undefined)[] }, ApiFailure> => {
-          const shared = stages.optionsProblem(optionsOf(ctx.input));
+          const shared = checks.optionsProblem(optionsOf(ctx.input));
           if (shared !== undefined) return Effect.fail(shared);
           return Effect.succeed({ urlProblems: checkUrls(ctx.input.urls, options.egress) });
         },
@@ -250,7 +273,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
 
       const price = (i: BulkInput): number => {
         const valid = checkUrls(i.urls, options.egress).filter((p) => p === undefined).length;
-        return scrapePrice(i) * valid;
+        return scrapePrice(prices, i) * valid;
       };
 
       const concurrencyFor = (plan: PlanId, asked: number | undefined): number => {
@@ -259,32 +282,27 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         return Math.min(asked ?? bound, bound);
       };
 
-      /** One URL, once: the single scrape's stages after its precheck. */
-      const once = (ctx: object, input: object): Effect.Effect<Record<string, unknown>, ApiFailure> => {
-        const c = { ...ctx, input } as never;
-        return Effect.flatMap(stages.fetchStage.run(c), (fetched) => {
-          const c2 = { ...(c as object), ...fetched } as never;
-          return Effect.flatMap(stages.judge.run(c2), () =>
-            Effect.flatMap(stages.extractStage.run(c2), (ex) => {
-              const c3 = { ...(c2 as object), ...ex } as never;
-              return Effect.flatMap(stages.storeScreenshot.run(c3), (shot) => {
-                const done = { ...(c3 as object), ...shot } as never;
-                // What this URL is charged: its price less what it could not deliver, as for a single scrape.
-                return Effect.as(stages.indexStage.run(c3), { ...stages.shape(done), credits_used: chargeOf(done) });
-              });
-            }));
-        });
-      };
+      /**
+       * One URL, once: read through the page pipeline (its guard passes: the
+       * URL was checked before), then delivered as a single scrape is: the
+       * screenshot stored, the page indexed, charged for what it delivered.
+       */
+      const once = Pipeline.from<ItemCtx>()
+        .then({ name: 'read', run: (c: ItemCtx) => pages.read<PageCtx & { input: ScrapeInput }>({ input: c.input, proxiesTried: c.proxiesTried }) })
+        .then(storeScreenshot)
+        .then(indexStage)
+        // What this URL is charged: its price less what it could not deliver, as for a single scrape.
+        .handle((c): Effect.Effect<Record<string, unknown>> => Effect.succeed({ ...shape(c), credits_used: chargeOf(prices, c) }));
 
       /** One URL with its retries; a refused URL fails without an attempt, a defect fails only that URL. */
-      const scrapeItem = (ctx: object, i: BulkInput, n: number, problem: ApiFailure | undefined): Effect.Effect<ItemOutcome> => {
+      const scrapeItem = (ctx: ItemBase, i: BulkInput, n: number, problem: ApiFailure | undefined): Effect.Effect<ItemOutcome> => {
         if (problem !== undefined) return Effect.succeed({ ok: false, attempts: 0, failure: problem });
         const retries = i.retry_failed ? (i.max_retries ?? 2) : 0;
-        const input = { ...optionsOf(i), url: i.urls[n]! };
+        const input: ScrapeInput = { ...optionsOf(i), url: i.urls[n]! };
         // Every attempt at this URL records its proxies here, so a retry goes through one not tried yet.
-        const itemCtx = { ...ctx, proxiesTried: [] as string[] };
+        const proxiesTried: string[] = [];
         const attempt = (k: number): Effect.Effect<ItemOutcome> =>
-          Effect.matchEffect(once(itemCtx, input), {
+          Effect.matchEffect(once({ receivedAt: ctx.receivedAt, headers: ctx.headers, account: ctx.account, indexAccountId: ctx.indexAccountId, input, proxiesTried }), {
             onSuccess: (result) => Effect.succeed({ ok: true as const, attempts: k + 1, result }),
             onFailure: (e: ApiFailure) =>
               k < retries && RETRYABLE.has(e.code) ? attempt(k + 1) : Effect.succeed({ ok: false as const, attempts: k + 1, failure: e }),
@@ -309,11 +327,11 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
        */
       const work = {
         name: 'fetch',
-        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { plan: PlanId }; hold: { actual?: number } }):
+        run: (ctx: RequestContext & Validated<BulkInput> & { urlProblems: (ApiFailure | undefined)[]; account: { id: string; plan: PlanId }; hold: { actual?: number } }):
           Effect.Effect<{ outcomes: readonly ItemOutcome[] | undefined; succeeded: number }> => {
           const i = ctx.input;
           const concurrency = concurrencyFor(ctx.account.plan, i.concurrent_requests);
-          const price = scrapePrice(i);
+          const price = scrapePrice(prices, i);
           const out = ctx.reply.stream();
           const total = i.urls.length;
           // Not streamed: every outcome kept for one answer. Streamed: each item's text waits only for its turn.
@@ -360,7 +378,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           return Effect.flatMap(
             host.jobs.store.createJob({
               id, accountId: ctx.account.id, request, urls: i.urls, callbackUrl: i.callback_url ?? null,
-              pricePerUrl: scrapePrice(i), now: ctx.receivedAt,
+              pricePerUrl: scrapePrice(prices, i), now: ctx.receivedAt,
             }),
             // The job is stored: a queue that is away only delays it (runners also poll the store).
             (job) => Effect.as(Effect.catch(host.jobs.queue.enqueue(id), () => Effect.void), { job }),
@@ -415,9 +433,9 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
         run: (x: JobExecution) => {
           const stored = x.job.request as StoredRequest;
           const i = stored.input;
-          const problem = stages.optionsProblem(optionsOf(i));
+          const problem = checks.optionsProblem(optionsOf(i));
           const pending = x.job.items.filter((it) => it.status === 'pending');
-          const ctx = { requestId: x.job.id, receivedAt: x.startedAt, headers: { host: stored.host }, params: {}, indexAccountId: x.job.accountId };
+          const ctx: ItemBase = { receivedAt: x.startedAt, headers: { host: stored.host }, indexAccountId: x.job.accountId };
           if (problem !== undefined) {
             // Accepted once, refused now (the server lost a proxy or its browser): every URL left fails with the reason.
             const error = itemError(problem, x.job.id);
@@ -430,7 +448,7 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
           return Effect.forEach(
             pending,
             (it) => Effect.flatMap(
-              scrapeItem({ ...ctx, requestId: `${x.job.id}:${it.idx}` }, i, it.idx, problems[it.idx]),
+              scrapeItem(ctx, i, it.idx, problems[it.idx]),
               (o) => x.finish(o.ok
                 ? { idx: it.idx, success: true, attempts: o.attempts, result: o.result, error: null, credits: creditsOf(o.result, x.job.pricePerUrl) }
                 : { idx: it.idx, success: false, attempts: o.attempts, result: null, error: itemError(o.failure, `${x.job.id}:${it.idx}`) }),

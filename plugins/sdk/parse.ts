@@ -19,15 +19,10 @@
  */
 import { DomHandler, Parser, Tokenizer } from 'htmlparser2';
 import type { Document } from 'domhandler';
-import type { Page } from '../sdk/scrape.js';
+import type { PageSource } from '../../core/extraction.js';
+import type { Page } from './scrape.js';
 
-export interface PageSource {
-  readonly url: string;
-  readonly finalUrl: string;
-  readonly statusCode: number;
-  readonly contentType: string;
-  readonly html: string;
-}
+export type { PageSource };
 
 /** The subset of Array htmlparser2's Parser uses on its stacks, with index 0 the top. */
 class TopFirstStack<T> {

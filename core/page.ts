@@ -1,0 +1,204 @@
+/**
+ * The page pipeline as the core sees it: how any operation reads one page
+ * (guard -> fetch -> judge -> extract), and the fetch contract the fetcher
+ * plugins implement. The pipeline itself is built once per server from the
+ * registered fetchers, proxy providers and extractors
+ * (plugins/operations/scrape/page.ts) and reaches operations through the
+ * plugin host (`host.pages`): single and bulk scrape run its stages, search
+ * enrichment, research and crawl call `read`. Pure: types and pure helpers.
+ */
+import type { Effect } from 'effect';
+import type { ApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed } from './errors.js';
+import type { ExtractionFailure, PageSource } from './extraction.js';
+import type { Stage } from './pipeline.js';
+import type { DeliverableOption } from './prices.js';
+
+// ---------------------------------------------------------------------------
+// The fetch contract (fetcher and proxy plugins; plugins/sdk/scrape.ts re-exports it)
+
+/** Screenshot settings (`screenshot_options`), after defaults. */
+export interface ScreenshotSpec {
+  readonly fullPage: boolean;
+  readonly width: number;
+  readonly height: number;
+  readonly format: 'png' | 'jpeg';
+  /** jpeg only, 1-100. */
+  readonly quality: number | undefined;
+  /** Capture this element only. */
+  readonly selector: string | undefined;
+}
+
+/** A proxy chosen for one attempt. */
+export interface ProxyChoice {
+  /** http://user:pass@host:port (never logged or returned). */
+  readonly url: string;
+  /** Stable id for logs and rotation (no credentials). */
+  readonly id: string;
+  readonly type: 'datacenter' | 'residential';
+  readonly country: string | undefined;
+}
+
+/** One fetch, as a fetcher receives it (already validated and guarded at the URL level). */
+export interface FetchRequest {
+  readonly url: string;
+  /** Extra request headers (already checked: no hop-by-hop, no Host). Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly userAgent: string | undefined;
+  readonly cookies: Readonly<Record<string, string>>;
+  readonly followRedirects: boolean;
+  /** Bound of the whole fetch, render included. */
+  readonly timeoutMs: number;
+  readonly proxy: ProxyChoice | undefined;
+  /** Aborted when the client goes away; fetchers stop and release what they hold. */
+  readonly signal: AbortSignal;
+  /** Browser fetches only. */
+  readonly waitFor?: { readonly kind: 'css' | 'xpath'; readonly selector: string } | undefined;
+  readonly waitTimeMs?: number | undefined;
+  readonly screenshot?: ScreenshotSpec | undefined;
+}
+
+export interface FetchResult {
+  readonly url: string;
+  /** After redirects. */
+  readonly finalUrl: string;
+  /** What the target answered (a 404 or 500 is a result, not an error). */
+  readonly statusCode: number;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly contentType: string;
+  /** The body decoded to text (charset from header, BOM or meta). For the browser: the rendered DOM. */
+  readonly body: string;
+  readonly loadTimeSeconds: number;
+  readonly screenshot?: { readonly data: Uint8Array; readonly contentType: 'image/png' | 'image/jpeg'; readonly width: number; readonly height: number } | undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Media types
+
+/** What an extractor reads when its filter names no content types, and what every built-in one reads. */
+export const HTML_MEDIA_TYPES: readonly string[] = ['text/html', 'application/xhtml+xml'];
+
+/** Media types that are text (their body is their text): text/*, JSON, XML and their +json, +xml kinds. */
+export const TEXTUAL_MEDIA_TYPE = /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml)$)/;
+
+/** The media type of a Content-Type value, lower case ('' when there is none). */
+export const mediaType = (contentType: string): string => contentType.split(';')[0]!.trim().toLowerCase();
+
+// ---------------------------------------------------------------------------
+// Reading one page
+
+/** What a page is read with: the single scrape's request fields (POST /v1/scrape's body is one). */
+export interface PageRequest {
+  readonly url: string;
+  readonly render_js?: boolean;
+  readonly wait_for?: string;
+  readonly wait_time?: number;
+  readonly user_agent?: string;
+  readonly proxy_type?: 'datacenter' | 'residential';
+  readonly proxy_country?: string;
+  readonly follow_redirects?: boolean;
+  readonly extract_links?: boolean;
+  readonly extract_images?: boolean;
+  readonly extract_schema?: boolean;
+  readonly extract_meta?: boolean;
+  readonly extract_contacts?: boolean;
+  readonly extract_social?: boolean;
+  readonly country?: string;
+  readonly custom_headers?: Readonly<Record<string, string>>;
+  readonly cookies?: Readonly<Record<string, string>>;
+  readonly screenshot?: boolean;
+  readonly screenshot_options?: {
+    readonly full_page?: boolean;
+    readonly width?: number;
+    readonly height?: number;
+    readonly format?: 'png' | 'jpeg';
+    readonly quality?: number;
+    readonly selector?: string;
+  };
+  readonly timeout?: number;
+  readonly main_content?: boolean;
+  readonly markdown?: boolean;
+  readonly extractors?: readonly string[];
+}
+
+/** How far an answer is taken after its fetch: as it came, judged (a block page fails), or judged and read. */
+export type PageDepth = 'fetched' | 'judged' | 'read';
+
+/** What the page pipeline reads of its context. A read's context is its own object, which the pipeline fills. */
+export interface PageCtx {
+  readonly input: PageRequest;
+  /** Proxies earlier attempts at this URL went through (a bulk scrape's retries): avoided while another is left. */
+  readonly proxiesTried?: string[];
+  /** The request's only page (set by the extractAlone stage: POST /v1/scrape), extracted in-thread on a quiet server. */
+  readonly extractAlone?: boolean;
+  /**
+   * How far to take each answer (default: 'read'). A crawl takes a redirect
+   * as it came and reads only HTML pages that succeeded; robots.txt and
+   * sitemaps are only fetched. Past the depth nothing is judged or
+   * extracted: the extraction is empty and `readable` false.
+   */
+  readonly depth?: (result: FetchResult) => PageDepth;
+}
+
+/** guard: the target as a URL (the egress guard passed it, and a proxy of the kind asked for exists). */
+export interface Guarded { readonly target: URL }
+/** fetch: what the target answered, and through which proxy. */
+export interface PageFetched { readonly result: FetchResult; readonly proxyUsed: ProxyChoice | undefined }
+/** judge: the answer is not a block (a 403, an anti-bot challenge); false when the depth skipped judging. */
+export interface Judged { readonly judged: boolean }
+
+/** extract: what the extractors made of the page. */
+export interface Extraction {
+  /** The built-in fields (text_content always), by field id. */
+  readonly builtins: Record<string, unknown>;
+  /** Custom extractors' values, by id. */
+  readonly extracted: Record<string, unknown>;
+  readonly extractorErrors: Record<string, string>;
+  /** The page as fetched (what the extractors read). */
+  readonly source: PageSource;
+  /** Priced options asked for whose output this page could not give: not charged. */
+  readonly undelivered: readonly DeliverableOption[];
+  /** HTML or text: something to read (not an image, a PDF, other binary). */
+  readonly readable: boolean;
+}
+
+/** One page read to the end of the pipeline. */
+export type PageRead = Guarded & PageFetched & Judged & Extraction;
+
+/** Built-in extractors run over a page already read: each one's value, or its error. */
+export type ExtraFields = { readonly values: Record<string, unknown>; readonly errors: Record<string, string> };
+
+/**
+ * The page pipeline: its stages (for routes that interleave their own:
+ * the single scrape gates and reserves between guard and fetch) and `read`,
+ * the whole pipeline as one call (for operations that read pages as part
+ * of their work). Built once per server.
+ */
+export interface PageReader {
+  /** The egress guard on the URL, and a proxy of the kind asked for (TARGET_NOT_ALLOWED, PROXY_NOT_AVAILABLE). */
+  readonly guard: Stage<PageCtx, Guarded, TargetNotAllowed | ProxyNotAvailable>;
+  /** The fetcher for the request (the browser for render_js), through a proxy when asked, a failed proxy rotated. */
+  readonly fetch: Stage<PageCtx, PageFetched, ApiFailure>;
+  /** A 403 or an anti-bot challenge page is TARGET_BLOCKED. */
+  readonly judge: Stage<PageCtx & PageFetched, Judged, TargetBlocked>;
+  /** The extractors the request asks for. */
+  readonly extract: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure>;
+  /** extract for a request whose page is its only one (POST /v1/scrape): marks the context `extractAlone`. */
+  readonly extractAlone: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure>;
+  /**
+   * guard -> fetch -> judge -> extract over `ctx`, which it fills and
+   * answers with. Interrupting the Effect aborts the fetch. `ctx` must be
+   * the read's own object (never a request's context: its finalizers are
+   * its own).
+   */
+  read<C extends PageCtx>(ctx: C): Effect.Effect<C & PageRead, ApiFailure>;
+  /** Whether render_js can be served (a browser fetcher is registered). */
+  readonly renders: boolean;
+  /** When a proxy is asked for: PROXY_NOT_AVAILABLE if none of the kind is configured. */
+  proxyProblem(i: Pick<PageRequest, 'proxy_type' | 'proxy_country'>): ProxyNotAvailable | undefined;
+  /**
+   * Built-in extractors by id over a page already read (what a later step
+   * needs that the request did not ask for). Ids no extractor has are left out.
+   */
+  extractMore(page: { readonly source: PageSource; readonly extractAlone?: boolean }, ids: readonly string[]): Effect.Effect<ExtraFields, ExtractionFailure>;
+}

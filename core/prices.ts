@@ -1,0 +1,111 @@
+/**
+ * Credit prices (spec 8.5): the shape of the price table and the rules that
+ * turn a validated request into its cost. The table itself is data chosen
+ * by the composition root (config/prices.ts) and reaches operations through
+ * the plugin host (`host.prices`), the way plans do; operations hand these
+ * rules, at the host's prices, to the reserve stage. Pure.
+ */
+
+export interface Prices {
+  readonly search: {
+    /** Up to `smallMaxResults` results (the spec leaves a plain search unpriced; 8.2 says 1-2). */
+    readonly base: number;
+    readonly smallMaxResults: number;
+    /** More than `smallMaxResults` results. */
+    readonly large: number;
+    readonly perScrapedPage: number;
+    readonly contacts: number;
+    readonly social: number;
+  };
+  readonly scrape: {
+    readonly base: number;
+    readonly render_js: number;
+    readonly residential_proxy: number;
+    readonly screenshot: number;
+    readonly extract_links: number;
+    readonly extract_images: number;
+    readonly extract_schema: number;
+    readonly extract_meta: number;
+    /** Extensions (not in the spec): contacts and social profiles of one page. */
+    readonly extract_contacts: number;
+    readonly extract_social: number;
+  };
+  /** Extension: a crawl is charged per page it stores. */
+  readonly crawl: {
+    readonly page: number;
+    readonly render_js: number;
+  };
+  /** By analysis_depth. */
+  readonly research: { readonly quick: number; readonly standard: number; readonly comprehensive: number };
+}
+
+export interface SearchPriceInput {
+  readonly max_results?: number;
+  readonly auto_scrape_top?: number;
+  readonly include_contacts?: boolean;
+  readonly include_social?: boolean;
+}
+
+export function searchPrice(prices: Prices, i: SearchPriceInput): number {
+  const p = prices.search;
+  return (
+    ((i.max_results ?? 10) > p.smallMaxResults ? p.large : p.base) +
+    p.perScrapedPage * (i.auto_scrape_top ?? 0) +
+    (i.include_contacts ? p.contacts : 0) +
+    (i.include_social ? p.social : 0)
+  );
+}
+
+export interface ScrapePriceInput {
+  readonly render_js?: boolean;
+  readonly proxy_type?: string;
+  readonly screenshot?: boolean;
+  readonly extract_links?: boolean;
+  readonly extract_images?: boolean;
+  readonly extract_schema?: boolean;
+  readonly extract_meta?: boolean;
+  readonly extract_contacts?: boolean;
+  readonly extract_social?: boolean;
+}
+
+export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
+  const p = prices.scrape;
+  return (
+    p.base +
+    (i.render_js ? p.render_js : 0) +
+    (i.proxy_type === 'residential' ? p.residential_proxy : 0) +
+    (i.screenshot ? p.screenshot : 0) +
+    (i.extract_links ? p.extract_links : 0) +
+    (i.extract_images ? p.extract_images : 0) +
+    (i.extract_schema ? p.extract_schema : 0) +
+    (i.extract_meta ? p.extract_meta : 0) +
+    (i.extract_contacts ? p.extract_contacts : 0) +
+    (i.extract_social ? p.extract_social : 0)
+  );
+}
+
+/** The priced options of a scrape whose output may fail to materialise: each is charged only when delivered. */
+export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social';
+
+/**
+ * What a scrape that succeeded is charged: its price (the hold) less the
+ * options it did not deliver: an extractor that does not apply to the
+ * page's content type (the built-in ones read HTML only) or that failed,
+ * and a screenshot the browser did not take (a redirect answered as is).
+ * The base price, render_js and a residential proxy are work done for any
+ * page, so always charged.
+ */
+export function scrapeCharge(prices: Prices, i: ScrapePriceInput, undelivered: Iterable<DeliverableOption>): number {
+  const delivered: Record<string, unknown> = { ...i };
+  for (const k of undelivered) delivered[k] = false;
+  return scrapePrice(prices, delivered as ScrapePriceInput);
+}
+
+/** Credits one stored page of a crawl costs. */
+export function crawlPagePrice(prices: Prices, i: { readonly render_js?: boolean }): number {
+  return prices.crawl.page + (i.render_js ? prices.crawl.render_js : 0);
+}
+
+export function researchPrice(prices: Prices, i: { readonly analysis_depth?: 'quick' | 'standard' | 'comprehensive' }): number {
+  return prices.research[i.analysis_depth ?? 'standard'];
+}

@@ -1,0 +1,156 @@
+/**
+ * What a scrape does with a page once it is read (single and bulk alike):
+ * a screenshot stored in the blob store and served back at an unguessable,
+ * expiring URL; the page indexed into the account's own collection when
+ * SCOUR_INDEX_SCRAPES is on; the response body (spec 2.5); and what it is
+ * charged for what it delivered.
+ */
+import { randomBytes } from 'node:crypto';
+import { Effect } from 'effect';
+import type { EgressPolicy } from '../../../core/egress.js';
+import type { ApiFailure } from '../../../core/errors.js';
+import type { FetchResult, PageReader, ProxyChoice } from '../../../core/page.js';
+import type { BlobStore } from '../../../core/ports.js';
+import { type DeliverableOption, type Prices, scrapeCharge } from '../../../core/prices.js';
+import type { SearchIndex } from '../../../core/search.js';
+import type { PageSource } from '../../../core/extraction.js';
+import type { ScrapeInput } from './request.js';
+
+export interface ScrapeOptions {
+  readonly blobs: BlobStore;
+  /** Which addresses a target (and a bulk job's callback) may have (core/egress.ts): the validate stage's check. */
+  readonly egress: EgressPolicy;
+  /** How long a screenshot URL works. */
+  readonly screenshotTtlMs: number;
+  /** Absolute base for screenshot URLs (SCOUR_PUBLIC_URL); unset: from the request's Host header. */
+  readonly publicUrl: string | undefined;
+  /** SCOUR_INDEX_SCRAPES: index each successful scrape into its account's own collection. */
+  readonly index?: SearchIndex | undefined;
+}
+
+/** What the stages of one scrape have added by the time it is answered. */
+export interface ScrapeOutcome {
+  readonly input: ScrapeInput;
+  readonly result: FetchResult;
+  readonly proxyUsed: ProxyChoice | undefined;
+  readonly builtins: Record<string, unknown>;
+  readonly extracted: Record<string, unknown>;
+  readonly extractorErrors: Record<string, string>;
+  readonly screenshot: { url: string; expiresAt: string } | undefined;
+  /** Why a screenshot taken could not be kept (the blob store failed). */
+  readonly screenshotError?: string | undefined;
+}
+
+/** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
+export function chargeOf(prices: Prices, ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown }): number {
+  const missing: DeliverableOption[] = [...ctx.undelivered];
+  if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
+  return scrapeCharge(prices, ctx.input, missing);
+}
+
+/** The response body of one scrape (spec 2.5), before its credit fields. */
+export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
+  const r = ctx.result;
+  const b = ctx.builtins;
+  const out: Record<string, unknown> = {
+    url: ctx.input.url,
+    final_url: r.finalUrl,
+    status_code: r.statusCode,
+    content_type: r.contentType,
+    content: r.body,
+    // Always set by the extract stage (for a page that is not HTML: its text, or '').
+    text_content: (b.text_content as string | undefined) ?? '',
+    load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
+  };
+  for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
+  if ('contacts' in b) out.contacts = b.contacts;
+  if ('social' in b) out.social_profiles = b.social;
+  if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
+  if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
+  if (ctx.screenshot !== undefined) {
+    out.screenshot_url = ctx.screenshot.url;
+    out.screenshot_expires_at = ctx.screenshot.expiresAt;
+  }
+  if (ctx.screenshotError !== undefined) out.warnings = [{ code: 'SCREENSHOT_NOT_STORED', message: ctx.screenshotError }];
+  if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
+  return out;
+}
+
+/** The stages after a page is read: the screenshot stored, the page indexed. */
+export function deliveryStages(pages: PageReader, options: ScrapeOptions) {
+  const storeScreenshot = {
+    name: 'store',
+    run: (ctx: { readonly receivedAt: number; readonly headers: Readonly<Record<string, string | undefined>>; readonly result: FetchResult }):
+      Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined; screenshotError?: string }, ApiFailure> => {
+      const shot = ctx.result.screenshot;
+      if (shot === undefined) return Effect.succeed({ screenshot: undefined });
+      const token = randomBytes(24).toString('base64url');
+      const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
+      const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
+      const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
+      // A blob store that cannot take it (a full disk, say) costs the caller the screenshot, not the page:
+      // the page is delivered without it, with a warning, and the screenshot is not charged (chargeOf).
+      return Effect.match(
+        Effect.tryPromise(() => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt })),
+        {
+          onSuccess: () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
+          onFailure: (e) => {
+            const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
+            const why = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? e);
+            return { screenshot: undefined, screenshotError: `the screenshot could not be stored (${why}); it was not charged` };
+          },
+        },
+      );
+    },
+  };
+
+  /**
+   * SCOUR_INDEX_SCRAPES: a successful scrape goes into its account's own
+   * collection (never the shared one), unless it was made with cookies,
+   * custom headers or a proxy (what such a page shows may be private to the
+   * caller, or not what the URL shows everyone). Best effort: the scrape is
+   * answered whether or not the write succeeds.
+   */
+  const indexStage = {
+    name: 'index',
+    run: (ctx: {
+      readonly input: ScrapeInput; readonly result: FetchResult; readonly source: PageSource; readonly builtins: Record<string, unknown>;
+      readonly account?: { readonly id: string }; readonly indexAccountId?: string; readonly extractAlone?: boolean;
+    }): Effect.Effect<{ indexed: boolean }> => {
+      const index = options.index;
+      const accountId = ctx.account?.id ?? ctx.indexAccountId;
+      const i = ctx.input;
+      const r = ctx.result;
+      if (index === undefined || accountId === undefined) return Effect.succeed({ indexed: false });
+      if (i.cookies !== undefined || i.custom_headers !== undefined || i.proxy_type !== undefined || i.proxy_country !== undefined) return Effect.succeed({ indexed: false });
+      if (r.statusCode < 200 || r.statusCode > 299 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType)) return Effect.succeed({ indexed: false });
+      // What the request's own extractors already produced is reused, not computed again.
+      const missing = (['meta_data', 'main_content'] as const).filter((id) => ctx.builtins[id] === undefined);
+      const more = missing.length === 0
+        ? Effect.succeed({} as Record<string, unknown> | undefined)
+        : Effect.map(pages.extractMore(ctx, missing), (ran) =>
+          // An extractor that fails leaves the page out of the index, as when it ran here.
+          (Object.keys(ran.errors).length === 0 ? ran.values : undefined));
+      return Effect.catch(Effect.flatMap(more, (extra) => Effect.promise(async () => {
+        if (extra === undefined) return { indexed: false };
+        try {
+          const meta = (ctx.builtins.meta_data ?? extra.meta_data) as { title?: string | null; language?: string | null } | undefined;
+          const main = (ctx.builtins.main_content as string | undefined) ?? (extra.main_content as string | undefined) ?? '';
+          const whole = (ctx.builtins.text_content as string | undefined) ?? '';
+          const text = main.length >= 200 ? main : whole;
+          const lang = meta?.language?.slice(0, 2).toLowerCase();
+          if (text.trim() === '' && !meta?.title) return { indexed: false };
+          await index.upsert(accountId, [{
+            url: r.finalUrl, title: (meta?.title ?? '').slice(0, 2000), text: text.slice(0, 1_000_000), publishedAt: null,
+            language: lang !== undefined && /^[a-z]{2}$/.test(lang) ? lang : null, country: null, type: 'page', author: null, siteName: null, doi: null, safe: null,
+          }], Date.now());
+          return { indexed: true };
+        } catch {
+          return { indexed: false };
+        }
+      })), () => Effect.succeed({ indexed: false }));
+    },
+  };
+
+  return { storeScreenshot, indexStage };
+}

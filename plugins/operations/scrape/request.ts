@@ -1,0 +1,154 @@
+/**
+ * POST /v1/scrape's request and response (spec 2.3, 2.5) and the checks
+ * JSON Schema cannot express; bulk scrape takes the same options.
+ */
+import type { EgressPolicy } from '../../../core/egress.js';
+import { targetIssue } from '../../../core/egress.js';
+import { BadRequest, type FieldIssue, type ProxyNotAvailable } from '../../../core/errors.js';
+import type { PageReader } from '../../../core/page.js';
+import type { CheckIssue, Unchecked } from '../../../core/schema.js';
+import { isCountryCode } from '../../../core/countries.js';
+import { StrictObject, Type } from '../../sdk/index.js';
+import type { ExtractorPlugin } from '../../sdk/scrape.js';
+
+/** Headers a client may not set on the target request: hop-by-hop (RFC 9110 7.6.1), framing, and Host. */
+export const FORBIDDEN_HEADERS = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'trailers',
+  'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'http2-settings',
+]);
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const CTL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+export const ScrapeRequest = StrictObject({
+  url: Type.String({ minLength: 1, maxLength: 8192, description: 'The page: an absolute http or https URL.' }),
+  render_js: Type.Optional(Type.Boolean({ description: 'Render in Chromium (JavaScript runs). +5 credits.' })),
+  wait_for: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'With render_js: a CSS selector, or an XPath (starting with / or ( or xpath=) to wait for.' })),
+  wait_time: Type.Optional(Type.Integer({ minimum: 1, maximum: 60, description: 'With render_js: seconds to wait for wait_for (default 10); without wait_for, seconds to wait after load.' })),
+  user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  proxy_type: Type.Optional(Type.Union([Type.Literal('datacenter'), Type.Literal('residential')], { description: 'residential: +2 credits.' })),
+  proxy_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case. Alone it means a datacenter proxy in that country.' })),
+  follow_redirects: Type.Optional(Type.Boolean({ description: 'Default true (at most 10 redirects).' })),
+  extract_links: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_images: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_schema: Type.Optional(Type.Boolean({ description: 'JSON-LD, Microdata, RDFa. +2 credits.' })),
+  extract_meta: Type.Optional(Type.Boolean({ description: '+1 credit.' })),
+  extract_contacts: Type.Optional(Type.Boolean({ description: 'Extension: contacts (emails, phones in E.164, names, job titles, companies). Starter plan or higher; +2 credits.' })),
+  extract_social: Type.Optional(Type.Boolean({ description: 'Extension: social-network profiles. Builder plan or higher; +2 credits.' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'Extension: ISO 3166-1 alpha-2 region for reading phone numbers written without +country code (default: from the page).' })),
+  custom_headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50 })),
+  cookies: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096 }), { maxProperties: 100 })),
+  screenshot: Type.Optional(Type.Boolean({ description: 'Needs render_js: true. +3 credits.' })),
+  screenshot_options: Type.Optional(StrictObject({
+    full_page: Type.Optional(Type.Boolean({ description: 'The whole page, not just the viewport. Default false.' })),
+    width: Type.Optional(Type.Integer({ minimum: 320, maximum: 3840, description: 'Viewport width in CSS pixels. Default 1280.' })),
+    height: Type.Optional(Type.Integer({ minimum: 240, maximum: 2160, description: 'Viewport height. Default 800.' })),
+    format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg')], { description: 'Default png.' })),
+    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'jpeg only. Default 80.' })),
+    selector: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Capture only the first element matching this CSS selector.' })),
+  })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, description: 'Extension: seconds for the whole fetch, render included. Default 30.' })),
+  main_content: Type.Optional(Type.Boolean({ description: 'Extension: add main_content, the text of the main article only.' })),
+  markdown: Type.Optional(Type.Boolean({ description: 'Extension: add markdown, the main content as Markdown.' })),
+  extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
+});
+export type ScrapeInput = typeof ScrapeRequest.static;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+export const ScrapeResponse = Type.Object({
+  url: Type.String(),
+  final_url: Type.String(),
+  status_code: Type.Integer(),
+  content_type: Type.String(),
+  content: Type.String({ description: 'The raw HTML (for render_js, the rendered DOM).' }),
+  text_content: Type.String(),
+  load_time: Type.Number({ description: 'Seconds.' }),
+  links: Type.Optional(Type.Array(Type.Any())),
+  images: Type.Optional(Type.Array(Type.Any())),
+  schema_data: Type.Optional(Type.Array(Type.Any())),
+  meta_data: Type.Optional(Type.Any()),
+  contacts: Type.Optional(Type.Array(Type.Any())),
+  social_profiles: Type.Optional(Type.Array(Type.Any())),
+  main_content: Type.Optional(Type.String()),
+  markdown: Type.Optional(Type.String()),
+  extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
+  screenshot_url: Type.Optional(Type.String()),
+  screenshot_expires_at: Type.Optional(Type.String()),
+  warnings: Type.Optional(Type.Array(StrictObject({ code: Type.String(), message: Type.String() }), {
+    description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).',
+  })),
+  proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
+  credits_used: Type.Integer(),
+  remaining_credits: Type.Integer(),
+  request_id: Type.Optional(Type.String()),
+});
+
+/**
+ * Semantic checks JSON Schema cannot express, all reported at once. Run by
+ * the validate stage over whatever fields passed the schema, so any field
+ * may be missing (and a record's value or an array's item undefined).
+ */
+function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, ExtractorPlugin>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (i.screenshot === true && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
+  if (i.screenshot_options !== undefined && i.screenshot !== true) issues.push({ field: 'screenshot_options', message: 'only applies with screenshot: true' });
+  if (i.screenshot_options?.quality !== undefined && i.screenshot_options.format !== 'jpeg') issues.push({ field: 'screenshot_options.quality', message: 'only applies to format "jpeg"' });
+  if (i.wait_for !== undefined && i.render_js !== true) issues.push({ field: 'wait_for', message: 'needs render_js: true' });
+  if (i.wait_time !== undefined && i.render_js !== true) issues.push({ field: 'wait_time', message: 'needs render_js: true' });
+  if (i.user_agent !== undefined && CTL.test(i.user_agent)) issues.push({ field: 'user_agent', message: 'must not contain control characters' });
+  for (const [name, value] of Object.entries(i.custom_headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!TOKEN.test(name)) issues.push({ field: `custom_headers.${name}`, message: 'is not a valid header name' });
+    else if (FORBIDDEN_HEADERS.has(lower)) issues.push({ field: `custom_headers.${name}`, message: `${lower} cannot be set: it is a hop-by-hop or framing header, or Host` });
+    else if (lower === 'cookie' && i.cookies !== undefined) issues.push({ field: `custom_headers.${name}`, message: 'give cookies in cookies or in a Cookie header, not both' });
+    if (typeof value === 'string' && CTL.test(value)) issues.push({ field: `custom_headers.${name}`, message: 'value must not contain control characters' });
+  }
+  for (const [name, value] of Object.entries(i.cookies ?? {})) {
+    if (!TOKEN.test(name)) issues.push({ field: `cookies.${name}`, message: 'is not a valid cookie name' });
+    if (typeof value === 'string' && /[;\s",\\]|[\u0000-\u001f\u007f]/.test(value)) issues.push({ field: `cookies.${name}`, message: 'value must not contain ; , " \\ whitespace or control characters' });
+  }
+  if (i.country !== undefined && !isCountryCode(i.country)) issues.push({ field: 'country', message: `${i.country} is not an ISO 3166-1 alpha-2 country code` });
+  if (i.proxy_country !== undefined && !isCountryCode(i.proxy_country)) issues.push({ field: 'proxy_country', message: `${i.proxy_country} is not an ISO 3166-1 alpha-2 country code` });
+  (i.extractors ?? []).forEach((id, n) => {
+    if (id === undefined) return;
+    const x = extractors.get(id);
+    if (x === undefined) issues.push({ field: `extractors[${n}]`, message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
+    else if (x.builtin) issues.push({ field: `extractors[${n}]`, message: `"${id}" is built in: switch it on with its own field` });
+  });
+  return issues;
+}
+
+
+/**
+ * The scrape's semantic checks over this server's extractors, browser and
+ * proxies: the validate stage runs them (bulk scrape's too) over whatever
+ * fields passed the schema.
+ */
+export function scrapeChecks(pages: PageReader, extractors: ReadonlyMap<string, ExtractorPlugin>, egress: EgressPolicy) {
+  /** Everything the schema cannot judge about a request but its URL: the semantic checks, and a browser for render_js. */
+  const optionIssues = (i: Unchecked<Omit<ScrapeInput, 'url'>>): CheckIssue[] => {
+    const issues: CheckIssue[] = check(i, extractors);
+    if (i.render_js === true && !pages.renders) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
+    return issues;
+  };
+
+  /** The single scrape's semantic check: its URL (the egress guard) and its options, as one list. */
+  const requestCheck = (i: Unchecked<ScrapeInput>): CheckIssue[] => {
+    const url = targetIssue('url', i.url, egress);
+    return url === undefined ? optionIssues(i) : [url, ...optionIssues(i)];
+  };
+
+  /**
+   * Everything about a request but its URL, as one failure: the semantic
+   * checks, a browser for render_js, a proxy of the kind asked for. A job
+   * runner asks this again of a stored request (the server may have lost a
+   * proxy or its browser since).
+   */
+  const optionsProblem = (i: Omit<ScrapeInput, 'url'>): BadRequest | ProxyNotAvailable | undefined => {
+    const issues = optionIssues(i);
+    if (issues.length > 0) return new BadRequest({ message: 'Invalid scrape request', validationErrors: issues });
+    return pages.proxyProblem(i);
+  };
+
+  return { optionIssues, requestCheck, optionsProblem };
+}
