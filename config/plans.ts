@@ -3,7 +3,7 @@
  * search, 8.2 for scrape and research) reconciled, the monthly credit
  * allowances (not in the spec; chosen here), and the plan-gated features.
  * `SCOUR_PLANS` names a JSON file that overrides any of it (see
- * `loadPlanOverrides`); the README's "Plans and limits" section shows the
+ * `loadPlanOverrides`); docs/accounts-and-credits.md ("Plans and limits") shows the
  * defaults and the file format.
  */
 import { readFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ export interface Plan {
   readonly name: string;
   /** Order of plans for gating: a feature needs a plan of at least this rank. */
   readonly rank: number;
-  /** Credits each billing period refills the balance to (see README: periods). */
+  /** Credits each billing period refills the balance to (see docs/accounts-and-credits.md: periods). */
   readonly monthlyCredits: number;
   /** Limits by operation (`search`, `scrape`, `research`, `usage`, ...); `default` covers the rest. */
   readonly limits: Readonly<Record<string, OperationLimits>> & { readonly default: OperationLimits };

@@ -1,8 +1,8 @@
 /**
  * Credit prices (spec 8.5) as data: this server's price table. The rules
  * that turn a request into its cost are core/prices.ts; operations read
- * the table through the plugin host (`host.prices`). The README's price
- * table is this file.
+ * the table through the plugin host (`host.prices`). The price
+ * table in docs/accounts-and-credits.md is this file.
  */
 import * as rules from '../core/prices.js';
 import type { Prices } from '../core/prices.js';

@@ -105,7 +105,7 @@ export function activeFilters(query: ParsedQuery, filters: SearchFilters): Filte
 
 /**
  * Drop the results that a filter the provider did not apply rules out, from
- * what a result says about itself. Documented in the README:
+ * what a result says about itself. Documented in docs/search.md:
  * - site: and -site: by the result's domain;
  * - -word and -"phrase" by its title and snippet (all a provider shows us);
  * - time_range: a result needs a date inside the range;

@@ -24,7 +24,7 @@ export function uwsIsNative(): boolean {
 /**
  * The status line and every header in one string, so the whole head costs
  * one call into uWS instead of one per header (each native crossing is
- * expensive in this binding; see the Benchmarks section of the README). uWS
+ * expensive in this binding; see docs/benchmarks.md and benchmarks/http/NOTES.md). uWS
  * appends the final CRLF, Date, Content-Length and the body in `end`. Header
  * names and values are made by the server (media types, ids, numbers) and
  * ReplyMeta refuses CR and LF, so nothing can be injected here.
