@@ -17,7 +17,7 @@ import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
 import type { AccountStore, Clock, IdGenerator, Logger, Metrics, RateLimiter } from '../core/ports.js';
 import { PluginRegistry } from '../core/registry.js';
 import type { SchemaCompiler } from '../core/schema.js';
-import type { StageKit } from '../core/stages.js';
+import type { StageKit } from '../core/stages/index.js';
 import { HttpApp } from '../adapters/http/shared/app.js';
 import { createMcpOperation } from '../adapters/mcp/http.js';
 import type { HttpServer } from '../adapters/http/shared/server.js';

@@ -18,7 +18,7 @@ import type { AccountStore, Clock, IdGenerator, RateDecision, RateLimiter, RateR
 import type {
   AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Billed, Feature, GateStage, QuotaStage, Reserved,
   ReserveOptions, ReserveStage,
-} from '../stages.js';
+} from './index.js';
 import { writeRateHeaders } from './client-quota.js';
 
 /** What the stages need to know about plans (config/plans.ts provides it). */

@@ -27,7 +27,7 @@ import { type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, No
 import { JobFailure, type JobExecution, type JobView } from '../../core/jobs.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { CheckIssue, Unchecked } from '../../core/schema.js';
-import type { Validated } from '../../core/stages.js';
+import type { Validated } from '../../core/stages/index.js';
 import { scrapePrice } from '../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';
 import { chargeOf, ScrapeRequest, scrapeStages, type ScrapeOptions } from './scrape.js';

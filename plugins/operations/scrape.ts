@@ -22,7 +22,7 @@ import type { BlobStore } from '../../core/ports.js';
 import type { SearchIndex } from '../../core/search.js';
 import type { PluginHost } from '../../core/plugin.js';
 import type { CheckIssue, Unchecked } from '../../core/schema.js';
-import type { Validated } from '../../core/stages.js';
+import type { Validated } from '../../core/stages/index.js';
 import { type DeliverableOption, scrapeCharge, scrapePrice } from '../../config/prices.js';
 import { HTML_FILTER } from '../extractors/common.js';
 import { parsePage } from '../extractors/parse.js';

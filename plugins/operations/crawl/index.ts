@@ -20,7 +20,7 @@ import { JobFailure, type JobExecution, type JobView } from '../../../core/jobs.
 import { Pipeline } from '../../../core/pipeline.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { SearchIndex } from '../../../core/search.js';
-import type { Validated } from '../../../core/stages.js';
+import type { Validated } from '../../../core/stages/index.js';
 import { crawlPagePrice } from '../../../config/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
 import { scrapeStages } from '../scrape.js';

@@ -30,7 +30,7 @@ import type {
   AnalyserOutput, AnalyserPlugin, AnalysisSoFar, Corpus, ExporterPlugin, KeyInsight, ReportRewriter, ResearchInput, RewriteResult, ResearchPlan, ResearchReport, ResearchSource, TextAnalyzer,
 } from '../../../core/research.js';
 import type { SearchIndex, SearchProviderPlugin } from '../../../core/search.js';
-import type { Reserved } from '../../../core/stages.js';
+import type { Reserved } from '../../../core/stages/index.js';
 import { researchPrice } from '../../../config/prices.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import { scrapeStages, type ScrapeOptions } from '../scrape.js';

@@ -12,7 +12,7 @@ import type { RequestContext } from '../../../core/context.js';
 import { checkTargetUrl } from '../../../core/egress.js';
 import { isApiFailure, type ApiFailure } from '../../../core/errors.js';
 import type { PluginHost } from '../../../core/plugin.js';
-import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
+import type { Authenticated, Reserved, Validated } from '../../../core/stages/index.js';
 import { PRICES, searchPrice } from '../../../config/prices.js';
 import { mergeContacts, type ContactItem } from '../../extractors/contacts.js';
 import { mergeProfiles, type SocialProfile } from '../../extractors/social/index.js';
