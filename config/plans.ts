@@ -25,7 +25,7 @@ export interface Plan {
   readonly name: string;
   /** Order of plans for gating: a feature needs a plan of at least this rank. */
   readonly rank: number;
-  /** Credits each billing period refills the balance to (see README: periods). */
+  /** Credits each period refills the balance to (see README: periods). */
   readonly monthlyCredits: number;
   /** Limits by operation (`search`, `scrape`, `research`, `usage`, ...); `default` covers the rest. */
   readonly limits: Readonly<Record<string, OperationLimits>> & { readonly default: OperationLimits };

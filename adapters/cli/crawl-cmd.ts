@@ -4,7 +4,7 @@
  * scrape stages' fetcher behind the egress guard, politeness, robots.txt,
  * sitemaps, trap defences), run in this process straight into the
  * configured index (the SQLite file in SCOUR_DATA_DIR, or DATABASE_URL),
- * with no server, no job and no billing. A progress bar on a terminal, one
+ * with no server, no job and nothing charged. A progress bar on a terminal, one
  * summary line at the end; Ctrl-C stops it, keeping what was stored.
  */
 import { Effect, Exit } from 'effect';

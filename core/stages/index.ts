@@ -32,7 +32,7 @@ export interface Validated<T> { readonly input: T }
 export interface Admitted { readonly rateLimit: RateDecision }
 /** gate: the plan allows every feature the request asks for (adds nothing). */
 export interface Gated { readonly gated: true }
-/** reserve: the credits this request will cost, held on the account until bill (or released on failure). */
+/** reserve: the hold placed for the credits this request will cost, settled by bill (or released on failure). */
 export interface Reserved {
   readonly hold: {
     readonly id: string;
@@ -75,7 +75,7 @@ export type GateStage<T> = Stage<RequestContext & Authenticated & Validated<T>, 
 export type ReserveStage<T> = Stage<RequestContext & Authenticated & Admitted & Validated<T>, Reserved, NoCredits | ServiceUnavailable>;
 export type BillStage = Stage<RequestContext & Authenticated & Reserved, Billed, NoCredits | ServiceUnavailable>;
 
-/** admin: the caller holds the admin token. */
+/** admin: the caller sent the admin token. */
 export interface AdminAuthenticated { readonly admin: true }
 export type AdminStage = Stage<RequestContext, AdminAuthenticated, Unauthorized | AuthenticationFailed>;
 
@@ -107,7 +107,7 @@ export interface StageKit {
    */
   reserve<T>(operation: string, price: (input: T) => number, options?: ReserveOptions<T>): ReserveStage<T>;
   /**
-   * Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response.
+   * Settle the hold (charge its credits, or the `actual` less): one ledger row; `creditsUsed` and `remainingCredits` for the response.
    * A deferred hold (reserve's `chargeAfter`) is charged only if the balance covers it: 402 NO_CREDITS otherwise.
    */
   readonly bill: BillStage;
