@@ -1,10 +1,9 @@
-/** Tests run the TypeScript sources directly; reflect-metadata is loaded once for tsyringe. */
+/** Tests run the TypeScript sources directly. */
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    setupFiles: ['reflect-metadata'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',

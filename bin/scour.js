@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/adapters/cli/main.js', import.meta.url);
+const entry = new URL('../dist/config/cli.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('scour: not built yet; run `npm run build` (or `npm ci`, which builds) first\n');
   process.exit(1);

@@ -1,23 +1,22 @@
 /**
- * The composition root: the one place that chooses adapters and wires them
- * (tsyringe holds the static graph; nothing resolves from it per request).
- * `createScour` builds an instance; `start` listens, `stop` drains and
+ * The composition root: the one place that chooses adapters and wires them.
+ * The graph is plain typed values built in order in `createScour` (no DI
+ * container: every part is built once, some asynchronously, some only when
+ * a setting asks for it, each with a lifetime closed in reverse order; the
+ * compiler checks every hand-over). `start` listens, `stop` drains and
  * releases everything in reverse order.
  */
-import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Effect } from 'effect';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { AccountAdmin } from '../core/account-admin.js';
 import { adminStage, authStage, billStage, gateStage, quotaStage, reserveStage, type AccountStageDeps } from '../core/stages/account.js';
 import { clientQuotaStage } from '../core/stages/client-quota.js';
 import { validateStage } from '../core/stages/validate.js';
 import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
-import type { AccountStore, Clock, IdGenerator, Logger, Metrics, RateLimiter } from '../core/ports.js';
+import type { AccountStore, Clock, Logger, RateLimiter } from '../core/ports.js';
 import { PluginRegistry } from '../core/registry.js';
-import type { SchemaCompiler } from '../core/schema.js';
-import type { StageKit } from '../core/stages.js';
+import type { StageKit } from '../core/stages/index.js';
 import { HttpApp } from '../adapters/http/shared/app.js';
 import { createMcpOperation } from '../adapters/mcp/http.js';
 import type { HttpServer } from '../adapters/http/shared/server.js';
@@ -49,7 +48,6 @@ import { FsBlobStore } from '../adapters/blob/fs/index.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 import { builtinPlugins } from './plugins.js';
 import { researchPlugins } from './research.js';
-import { TOKENS } from './tokens.js';
 import { VERSION } from './version.js';
 
 export interface ScourOptions {
@@ -89,7 +87,6 @@ async function purgeJobs(store: JobStore, before: number): Promise<number> {
 
 export interface Scour {
   readonly settings: Settings;
-  readonly container: DependencyContainer;
   readonly registry: PluginRegistry;
   readonly app: HttpApp;
   readonly server: HttpServer;
@@ -115,17 +112,11 @@ export interface Scour {
 
 export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const settings: Settings = { ...DEFAULTS, ...options.settings };
-  const c = rootContainer.createChildContainer();
-
-  c.register(TOKENS.Settings, { useValue: settings });
-  c.register(TOKENS.Logger, { useValue: options.logger ?? createLogger(settings.logLevel) });
-  c.register(TOKENS.Clock, { useValue: options.clock ?? systemClock });
-  c.register(TOKENS.Ids, { useValue: new HyperIdGenerator() });
-  c.register(TOKENS.Metrics, { useValue: new PrometheusMetrics() });
-  c.register(TOKENS.SchemaCompiler, { useValue: new AjvSchemaCompiler() });
-  c.register(TOKENS.Secrets, { useValue: nodeSecrets });
-  const logger = c.resolve<Logger>(TOKENS.Logger);
-  const clock = c.resolve<Clock>(TOKENS.Clock);
+  const logger: Logger = options.logger ?? createLogger(settings.logLevel);
+  const clock: Clock = options.clock ?? systemClock;
+  const ids = new HyperIdGenerator();
+  const metrics = new PrometheusMetrics();
+  const compiler = new AjvSchemaCompiler();
   const plans = options.plans ?? loadPlans(settings.plansFile);
   const book = planBook(plans);
   const extraPlugins = settings.pluginPaths.length > 0 ? await loadPluginModules(settings.pluginPaths) : [];
@@ -173,8 +164,6 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     await closeAll();
     throw e;
   }
-  c.register(TOKENS.AccountStore, { useValue: store });
-  c.register(TOKENS.RateLimiter, { useValue: limiter });
 
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   // POST /mcp: its tool calls run through the app built below (attached once it exists).
@@ -191,10 +180,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   registry.registerAll(options.plugins ?? []);
   registry.registerAll(extraPlugins);
   const order = registry.seal();
-  c.register(TOKENS.Registry, { useValue: registry });
 
-  const compiler = c.resolve<SchemaCompiler>(TOKENS.SchemaCompiler);
-  const ids = c.resolve<IdGenerator>(TOKENS.Ids);
   const deps: AccountStageDeps = {
     store, limiter, secrets: nodeSecrets, ids, clock, plans: book, upgradeUrl: settings.upgradeUrl,
     slotLeaseMs: SLOT_LEASE_MS, holdTtlMs: HOLD_TTL_MS,
@@ -210,7 +196,6 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     bill: billStage(deps),
     admin: settings.adminToken === undefined ? undefined : adminStage(nodeSecrets, settings.adminToken),
   };
-  c.register(TOKENS.Stages, { useValue: stages });
   const accounts = new AccountAdmin({ store, secrets: nodeSecrets, clock, monthlyCredits: book.monthlyCredits });
 
   // Holds whose process died are released once they expire.
@@ -287,7 +272,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     registry,
     stages,
     settings: { upgradeUrl: settings.upgradeUrl, version: VERSION, adminEnabled: settings.adminToken !== undefined },
-    metrics: c.resolve<Metrics>(TOKENS.Metrics),
+    metrics,
     accounts,
     limits: book.limits,
     allRoutes: () => routes,
@@ -299,14 +284,13 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     compiler,
     ids,
     clock,
-    metrics: c.resolve<Metrics>(TOKENS.Metrics),
+    metrics,
     logger,
     bodyLimit: settings.bodyLimit,
     corsOrigins: settings.corsOrigins,
     streaming: settings.streaming,
   });
   appRef = app;
-  c.register(TOKENS.HttpApp, { useValue: app });
   mcp.attach(app);
 
   if (settings.httpAdapter === 'uws' && !uwsIsNative()) {
@@ -315,7 +299,6 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const server: HttpServer = settings.httpAdapter === 'node'
     ? new NodeHttpServer(app, { trustProxy: settings.trustProxy })
     : new UwsServer(app, { trustProxy: settings.trustProxy, reusePort: settings.reusePort });
-  c.register(TOKENS.HttpServer, { useValue: server });
 
   let stopped = false;
   let jobsStarted = false;
@@ -324,7 +307,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     await jobs.start();
   };
   return {
-    settings, container: c, registry, app, server, logger, store, jobStore, jobs, searchIndex, accounts, plans,
+    settings, registry, app, server, logger, store, jobStore, jobs, searchIndex, accounts, plans,
     async bootstrap() {
       if ((await Effect.runPromise(store.countAccounts())) > 0) return undefined;
       const { account, key } = await Effect.runPromise(accounts.createAccount({ plan: 'unicorn', name: 'development' }));

@@ -6,6 +6,10 @@
 
 import { availableParallelism } from 'node:os';
 import { DEFAULT_WEBHOOK_SCHEDULE_SECONDS, parseWebhookSchedule } from '../core/webhooks.js';
+import { ConfigError } from '../core/config-error.js';
+
+/** Re-exported: callers of the settings keep importing it from here. */
+export { ConfigError };
 
 export interface Settings {
   readonly port: number;
@@ -92,14 +96,6 @@ export interface Settings {
   readonly indexScrapes: boolean;
   /** An OpenAI-compatible chat endpoint that may rewrite research prose from the evidence (unset: none). */
   readonly llm: { readonly baseUrl: string; readonly model: string; readonly apiKey: string | undefined; readonly timeoutMs: number; readonly maxTokens: number; readonly jsonMode: boolean } | undefined;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
-  constructor(readonly issues: readonly string[]) {
-    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
-  }
 }
 
 export const DEFAULTS: Settings = {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { PLAN_IDS, type PlanId } from '../core/accounts.js';
 import type { RateRule } from '../core/ports.js';
-import type { Feature } from '../core/stages.js';
+import type { Feature } from '../core/stages/index.js';
 import type { PlanBook } from '../core/stages/account.js';
 import { ConfigError } from './env.js';
 

@@ -1,7 +1,7 @@
 /**
  * Accounts, API keys and credits: the domain types the store port speaks,
- * and the pure rules around them (key format, bearer parsing, billing
- * periods). No I/O: hashing and randomness come through ports.
+ * and the pure rules around them (key format, bearer parsing, the
+ * monthly periods). No I/O: hashing and randomness come through ports.
  */
 
 export type PlanId = 'free' | 'starter' | 'builder' | 'unicorn';
@@ -12,11 +12,11 @@ export interface Account {
   readonly id: string;
   readonly name: string | null;
   readonly plan: PlanId;
-  /** Credits the account holds, including those held by requests in flight. */
+  /** Credits on the account, including those its open holds set aside. */
   readonly balance: number;
-  /** Credits reserved by requests in flight (not yet charged or released). */
+  /** Credits set aside by open holds (requests in flight: not yet settled or released). */
   readonly held: number;
-  /** Epoch ms: the current billing period, [periodStart, periodEnd). */
+  /** Epoch ms: the current period, [periodStart, periodEnd). */
   readonly periodStart: number;
   readonly periodEnd: number;
   /** Epoch ms: the anchor of every period (the account's creation). */
@@ -129,7 +129,7 @@ export function addMonths(anchor: number, months: number): number {
   return Date.UTC(targetYear, targetMonth, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
 }
 
-/** The monthly billing period, anchored at `anchor`, that contains `now`. */
+/** The monthly period, anchored at `anchor`, that contains `now`. */
 export function periodContaining(anchor: number, now: number): { start: number; end: number } {
   if (now < anchor) return { start: anchor, end: addMonths(anchor, 1) };
   // Estimate the month count, then correct (months vary in length).

@@ -273,13 +273,6 @@ export class SearchUnavailable extends Data.TaggedError('SearchUnavailable')<{
   headers() { return { 'retry-after': String(this.retryAfter) }; }
 }
 
-/** Every failure the core itself defines. */
-export type CoreFailure =
-  | BadRequest | Unauthorized | AuthenticationFailed | NoCredits | Forbidden | NotFound
-  | MethodNotAllowed | PayloadTooLarge | UnsupportedMediaType | RateLimited | InternalError | ServiceUnavailable
-  | TargetNotAllowed | ProxyNotAvailable | TargetBlocked | TargetUnreachable | TargetResponseInvalid | TargetTimeout
-  | SearchUnavailable;
-
 /** The spec 7.1 error body. */
 export interface ErrorBody {
   readonly error: string;

@@ -3,7 +3,7 @@
  * crawl): the JobStore port and its types. A job and one item per URL are
  * written at submit time; workers claim jobs under a lease (a crashed
  * worker's job is taken over once its lease lapses), and finishing an item
- * bills it in the same transaction that marks it done, so a resumed job
+ * charges it in the same transaction that marks it done, so a resumed job
  * never charges a URL twice. Webhook deliveries and their attempt history
  * live here too, so retries survive a restart.
  *
@@ -12,7 +12,7 @@
  * depth, written as it is found (in the same transaction that finishes the
  * page it was found on), so a crawl resumed after a crash continues from
  * the URLs not yet done, knows every URL it has already seen, and never
- * stores or bills a page twice.
+ * stores or charges a page twice.
  *
  * A research job has one item (its question): the executor runs the whole
  * research and finishes that item once with the report, so the charge is
@@ -63,12 +63,12 @@ export function progressJson(progress: unknown): string | null | undefined {
  * out of credits, or cancelled) is 'completed' with a `stopReason`.
  */
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
-/** 'skipped': a frontier entry deliberately not fetched or not stored (its `reason` says why); never billed. */
+/** 'skipped': a frontier entry deliberately not fetched or not stored (its `reason` says why); never charged. */
 export type ItemStatus = 'pending' | 'completed' | 'failed' | 'skipped';
 /** 'sending': claimed by a worker under a lease; a lapsed lease makes it due again. */
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
-/** The ledger/usage operation a bulk item is billed under. */
+/** The ledger/usage operation a bulk item is charged under. */
 export const BULK_OPERATION = 'scrape_bulk';
 
 export interface NewJob {
@@ -381,7 +381,7 @@ export interface JobStore {
    */
   setProgress(jobId: string, workerId: string, progress: unknown, now: number): Effect.Effect<boolean, ServiceUnavailable>;
   /**
-   * Mark an item done and bill it, in one transaction. Already done: nothing
+   * Mark an item done and charge it, in one transaction. Already done: nothing
    * happens (alreadyDone). Success with credits > 0 charges the account when
    * balance - held covers them (ledger row + usage under BULK_OPERATION);
    * when it cannot, the item fails with error { code: 'NO_CREDITS' } and
@@ -442,14 +442,14 @@ export interface JobStore {
   rotateWebhookSecret(accountId: string, secret: string, now: number, previousValidUntil?: number): Effect.Effect<WebhookSecretState, ServiceUnavailable>;
 }
 
-/** One URL's outcome, as a job's executor reports it (the runner bills it). */
+/** One URL's outcome, as a job's executor reports it (the runner charges it). */
 export interface ItemOutcome {
   readonly idx: number;
   readonly success: boolean;
   readonly attempts: number;
   readonly result: unknown;
   readonly error: unknown;
-  /** Finish as 'skipped' with this reason (not billed). */
+  /** Finish as 'skipped' with this reason (not charged). */
   readonly skip?: string;
   /** What a successful item is charged (default: the job's pricePerUrl): less when it delivered less than its options asked for. */
   readonly credits?: number;
@@ -463,7 +463,7 @@ export interface JobExecution {
   readonly job: JobView;
   /** Epoch ms when this run started. */
   readonly startedAt: number;
-  /** Store one item's outcome and bill it (at most once per item, whoever finishes it). */
+  /** Store one item's outcome and charge it (at most once per item, whoever finishes it). */
   finish(outcome: ItemOutcome): Effect.Effect<FinishResult, ServiceUnavailable>;
   /** Add frontier entries (see JobStore.addItems). */
   extend(add: FrontierAdd): Effect.Effect<readonly AddedItem[], ServiceUnavailable>;
@@ -488,7 +488,7 @@ export interface JobExecution {
 export interface JobExecutor {
   /** Default 'bulk_scrape'. */
   readonly kind?: JobKind;
-  /** The ledger operation its items are billed under (default BULK_OPERATION). */
+  /** The ledger operation its items are charged under (default BULK_OPERATION). */
   readonly operation?: string;
   /** Webhook events of its ends (default bulk_scrape.completed / bulk_scrape.failed). */
   readonly events?: { readonly completed: WebhookEvent; readonly failed: WebhookEvent };

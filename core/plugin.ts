@@ -9,7 +9,7 @@ import type { Effect, Scope } from 'effect';
 import type { ApiFailure, ErrorSpec } from './errors.js';
 import type { RequestContext } from './context.js';
 import type { Schema, SemanticCheck } from './schema.js';
-import type { StageKit } from './stages.js';
+import type { StageKit } from './stages/index.js';
 import type { Metrics, RateRule } from './ports.js';
 import type { PlanId } from './accounts.js';
 import type { AccountAdmin } from './account-admin.js';

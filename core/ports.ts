@@ -75,7 +75,7 @@ export interface RateLimiter {
   /**
    * Take one of `max` concurrency slots for `key`, identified by `token`.
    * A slot not released within `leaseMs` lapses (a crashed process cannot
-   * hold it forever).
+   * keep it forever).
    */
   acquire(key: string, token: string, max: number, leaseMs: number, now: number): Effect.Effect<SlotDecision, ServiceUnavailable>;
   /** Give a slot back. Releasing twice or after the lease is harmless. */

@@ -14,8 +14,6 @@ export interface Schema<T> {
   readonly _type?: (t: T) => T;
 }
 
-export type Infer<S> = S extends Schema<infer T> ? T : never;
-
 /**
  * A request body as far as it passed its schema: every value the schema
  * refused is taken out (an array keeps its length, a refused item becomes

@@ -28,7 +28,6 @@ export const WEBHOOK_SCHEDULE_MIN_SECONDS = 1;
 export const WEBHOOK_SCHEDULE_MAX_SECONDS = 24 * 60 * 60;
 
 export type WebhookEvent = 'bulk_scrape.completed' | 'bulk_scrape.failed' | 'crawl.completed' | 'crawl.failed' | 'research.completed' | 'research.failed';
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['bulk_scrape.completed', 'bulk_scrape.failed', 'crawl.completed', 'crawl.failed', 'research.completed', 'research.failed'];
 
 export interface WebhookPayload {
   readonly event: WebhookEvent;

@@ -11,7 +11,6 @@
  * standalone module (Node 20+ and browsers) whose declarations are
  * self-contained.
  */
-import 'reflect-metadata';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -9,16 +9,8 @@ import { type AccountAdmin, DEFAULT_WEBHOOK_GRACE_SECONDS, MAX_WEBHOOK_GRACE_SEC
 import type { JobStore } from '../../core/jobs.js';
 import { PLAN_IDS, type PlanId } from '../../core/accounts.js';
 import { isApiFailure } from '../../core/errors.js';
-
-/** Wrong command line: exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** The command was understood but refused (unknown account, bad value): exit code 1. */
-export class CommandError extends Error {
-  override readonly name = 'CommandError';
-}
+import { type Args, type ArgSpec, cliArgs } from './args.js';
+import { CommandError, UsageError } from './errors.js';
 
 export const ACCOUNTS_HELP = `Account administration (on the store named by DATABASE_URL, else the SQLite file in SCOUR_DATA_DIR):
   scour accounts create --plan <free|starter|builder|unicorn> [--credits N] [--name TEXT] [--json]
@@ -34,42 +26,15 @@ export const ACCOUNTS_HELP = `Account administration (on the store named by DATA
                        (the old secret keeps signing for --grace seconds, 0 to ${MAX_WEBHOOK_GRACE_SECONDS}; default ${DEFAULT_WEBHOOK_GRACE_SECONDS})
 `;
 
-interface Parsed {
-  readonly positional: string[];
-  readonly flags: Map<string, string | true>;
-}
+/** The options of the admin and index commands (each command reads the ones it needs). */
+export const ADMIN_OPTIONS: ArgSpec = { values: ['plan', 'credits', 'name', 'account', 'amount', 'expires-at', 'grace', 'collection'], flags: ['json'] };
 
-const VALUE_FLAGS = new Set(['plan', 'credits', 'name', 'account', 'amount', 'expires-at', 'grace', 'collection']);
-const BOOL_FLAGS = new Set(['json']);
-
-export function parseArgs(argv: readonly string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
-    if (BOOL_FLAGS.has(name) && eq === -1) {
-      flags.set(name, true);
-      continue;
-    }
-    if (!VALUE_FLAGS.has(name)) throw new UsageError(`unknown option --${name}`);
-    const value = eq === -1 ? argv[++i] : a.slice(eq + 1);
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
-  }
-  return { positional, flags };
-}
+type Parsed = Args;
 
 const str = (p: Parsed, name: string, required: boolean): string | undefined => {
-  const v = p.flags.get(name);
+  const v = p.values.get(name);
   if (v === undefined && required) throw new UsageError(`--${name} is required`);
-  return typeof v === 'string' ? v : undefined;
+  return v;
 };
 
 const plan = (p: Parsed): PlanId => {
@@ -126,8 +91,8 @@ async function run<A>(e: Effect.Effect<A, unknown>): Promise<A> {
  */
 export function accountsCommand(group: string, argv: readonly string[]): (admin: AccountAdmin, jobs: JobStore) => Promise<string> {
   const [sub, ...rest] = argv;
-  const p = parseArgs(rest);
-  const json = p.flags.get('json') === true;
+  const p = cliArgs(rest, ADMIN_OPTIONS);
+  const json = p.flags.has('json');
   const out = (value: unknown, text: string) => (json ? `${JSON.stringify(value, null, 2)}\n` : text);
   const none = (what: string) => {
     if (p.positional.length > 0) throw new UsageError(`${what} takes no positional arguments`);

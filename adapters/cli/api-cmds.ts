@@ -26,7 +26,7 @@ import {
   type BulkScrapeJob, type CrawlJob, type ResearchJob, type ResearchResponse, Scour, ScourError, type ScrapeRequest,
   type SearchRequest, TOOL_SLUGS, type ToolSlug,
 } from '../client/index.js';
-import { UsageError } from './accounts.js';
+import { UsageError } from './errors.js';
 
 export const CLI_EXIT_CODES = {
   ok: 0,

@@ -15,8 +15,31 @@
 import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { Settings } from '../../config/env.js';
-import { VERSION } from '../../config/version.js';
+import { argTokens } from './args.js';
+
+/** The settings the checks read (the composition root passes its whole Settings). */
+export interface DoctorSettings {
+  readonly httpAdapter: 'uws' | 'node';
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly chromiumPath: string;
+  readonly allowPrivateTargets: boolean | 'loopback';
+  readonly proxies: string | undefined;
+}
+type Settings = DoctorSettings;
+
+/** What the checks borrow from plugins, handed over by the composition root. */
+export interface DoctorProbes {
+  /** The processes under the one whose command line carries `marker` (the browser fetcher's process reader). */
+  readonly processTree: (marker: string) => readonly number[];
+  /** Whether the process still carries one of `needles` in its command line (before it is killed). */
+  readonly looksLike: (pid: number, needles: readonly string[]) => boolean;
+  /** SCOUR_PROXIES parsed as the configured proxy provider reads it (throws, with `issues`, when it does not parse). */
+  readonly parseProxies: (text: string) => readonly { readonly url: string; readonly type: string; readonly country: string | undefined }[];
+  /** A proxy URL for display, credentials masked. */
+  readonly redactProxyUrl: (url: string) => string;
+}
 
 /** Where Debian's `chromium` package puts it (the default SCOUR_CHROMIUM_PATH). */
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
@@ -137,14 +160,14 @@ export async function checkSqlite(settings: Pick<Settings, 'dataDir' | 'database
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-breakpad'];
 
-export async function checkChromium(settings: Pick<Settings, 'chromiumPath'>, timeoutMs = 30_000): Promise<Check> {
+export async function checkChromium(settings: Pick<Settings, 'chromiumPath'>, probes: Pick<DoctorProbes, 'processTree' | 'looksLike'>, timeoutMs = 30_000): Promise<Check> {
   const name = 'Chromium';
   const path = settings.chromiumPath;
   const problem = chromiumProblem(path);
   if (problem) return { name, status: 'missing', detail: `${problem.problem}: render_js answers 503`, fix: problem.fix };
   const marker = `scour-doctor-${process.pid}-${Date.now()}`;
   const crashDir = mkdtempSync(join(tmpdir(), `${marker}-`));
-  const { processTree, looksLike } = await import('../../plugins/fetchers/browser/processes.js');
+  const { processTree, looksLike } = probes;
   let browser: import('playwright').Browser | undefined;
   try {
     const { chromium } = await import('playwright');
@@ -253,12 +276,12 @@ export function checkEgress(settings: Pick<Settings, 'allowPrivateTargets'>): Ch
   return { name: 'egress', status: 'info', detail };
 }
 
-export async function checkProxies(settings: Pick<Settings, 'proxies'>): Promise<Check> {
+export async function checkProxies(settings: Pick<Settings, 'proxies'>, probes: Pick<DoctorProbes, 'parseProxies' | 'redactProxyUrl'>): Promise<Check> {
   const name = 'proxies';
   if (settings.proxies === undefined || settings.proxies.trim() === '') return { name, status: 'info', detail: 'none configured (SCOUR_PROXIES unset): proxy_type/proxy_country answer 400 PROXY_NOT_AVAILABLE' };
   try {
-    const { parseProxyConfig, redactProxyUrl } = await import('../../plugins/proxies/configured.js');
-    const entries = parseProxyConfig(settings.proxies);
+    const { parseProxies, redactProxyUrl } = probes;
+    const entries = parseProxies(settings.proxies);
     const byType = new Map<string, number>();
     for (const e of entries) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
     const counts = [...byType].map(([t, n]) => `${n} ${t}`).join(', ');
@@ -270,35 +293,36 @@ export async function checkProxies(settings: Pick<Settings, 'proxies'>): Promise
 }
 
 /** Every check for these settings, in the order printed. */
-export async function runChecks(settings: Settings): Promise<Check[]> {
+export async function runChecks(settings: Settings, probes: DoctorProbes): Promise<Check[]> {
   const checks: Check[] = [checkNode(), await checkUws(settings), await checkSqlite(settings)];
-  const [chromium, postgres, redis, proxies] = await Promise.all([checkChromium(settings), checkPostgres(settings), checkRedis(settings), checkProxies(settings)]);
+  const [chromium, postgres, redis, proxies] = await Promise.all([checkChromium(settings, probes), checkPostgres(settings), checkRedis(settings), checkProxies(settings, probes)]);
   checks.push(chromium, postgres, redis, checkEgress(settings), proxies);
   return checks;
 }
 
 export const needsFixing = (c: Check): boolean => c.status === 'missing' || c.status === 'failed';
 
-export function formatChecks(checks: readonly Check[]): string {
+export function formatChecks(checks: readonly Check[], version: string): string {
   const width = Math.max(...checks.map((c) => c.name.length));
   const lines = checks.map((c) => `${c.status.padEnd(8)} ${c.name.padEnd(width)}  ${c.detail}${c.fix ? `. Fix: ${c.fix}` : ''}`);
   const bad = checks.filter(needsFixing);
   const summary = bad.length === 0
     ? 'Everything this configuration needs is present and working.'
     : `${bad.length} problem${bad.length === 1 ? '' : 's'}: ${bad.map((c) => c.name).join(', ')} (see the Fix above).`;
-  return `scour doctor ${VERSION}\n${lines.join('\n')}\n${summary}\n`;
+  return `scour doctor ${version}\n${lines.join('\n')}\n${summary}\n`;
 }
 
 /** `scour doctor [--json]`: prints the checks; the exit code is 1 when one needs fixing. */
-export async function doctor(settings: Settings, args: readonly string[]): Promise<number> {
-  const json = args.includes('--json');
-  const unknown = args.filter((a) => a !== '--json');
+export async function doctor(settings: Settings, args: readonly string[], d: { readonly version: string; readonly probes: () => Promise<DoctorProbes> }): Promise<number> {
+  const tokens = argTokens(args, []);
+  const json = tokens.some((t) => t.raw === '--json');
+  const unknown = tokens.filter((t) => t.raw !== '--json').map((t) => t.raw);
   if (unknown.length > 0) {
     process.stderr.write(`scour: doctor takes only --json (got ${unknown.join(' ')})\n`);
     return 2;
   }
-  const checks = await runChecks(settings);
+  const checks = await runChecks(settings, await d.probes());
   const ok = !checks.some(needsFixing);
-  process.stdout.write(json ? `${JSON.stringify({ ok, version: VERSION, checks }, null, 2)}\n` : formatChecks(checks));
+  process.stdout.write(json ? `${JSON.stringify({ ok, version: d.version, checks }, null, 2)}\n` : formatChecks(checks, d.version));
   return ok ? 0 : 1;
 }

@@ -12,7 +12,9 @@ import { Effect, Exit } from 'effect';
 import { SHARED_COLLECTION, type IndexDocument, type SearchIndex } from '../../core/search.js';
 import type { AccountStore } from '../../core/ports.js';
 import { collectionProblem, toIndexDocument } from '../../core/index-documents.js';
-import { CommandError, parseArgs, UsageError } from './accounts.js';
+import { ADMIN_OPTIONS } from './accounts.js';
+import { cliArgs } from './args.js';
+import { CommandError, UsageError } from './errors.js';
 
 export const INDEX_HELP = `The local search index (the SQLite file in SCOUR_DATA_DIR, or DATABASE_URL):
   scour index import <FILE.jsonl|-> [--collection shared|<account_id>] [--json]
@@ -44,7 +46,7 @@ export async function indexCommand(argv: readonly string[], d: IndexCommandDeps)
 }
 
 async function stats(argv: readonly string[], d: IndexCommandDeps): Promise<number> {
-  const p = parseArgs(argv);
+  const p = cliArgs(argv, ADMIN_OPTIONS);
   if (p.positional.length > 0) throw new UsageError(`unexpected argument "${p.positional[0]}"`);
   const s = await d.index.stats();
   const total = s.collections.reduce((n, c) => n + c.documents, 0);
@@ -63,10 +65,10 @@ async function stats(argv: readonly string[], d: IndexCommandDeps): Promise<numb
 }
 
 async function importFile(argv: readonly string[], d: IndexCommandDeps): Promise<number> {
-  const p = parseArgs(argv);
+  const p = cliArgs(argv, ADMIN_OPTIONS);
   if (p.positional.length !== 1) throw new UsageError('scour index import takes one file (or - for standard input)');
   const file = p.positional[0]!;
-  const collection = typeof p.flags.get('collection') === 'string' ? p.flags.get('collection') as string : SHARED_COLLECTION;
+  const collection = p.values.get('collection') ?? SHARED_COLLECTION;
   const problem = collectionProblem(collection);
   if (problem !== undefined) throw new UsageError(`--collection ${problem}`);
   if (collection !== SHARED_COLLECTION) {

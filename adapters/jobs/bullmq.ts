@@ -6,7 +6,7 @@
  * worker, is dropped; a job whose entry was lost (the API died between the
  * job's insert and the add, or Redis lost it) is still found by the runners'
  * poll of the store. So the queue only makes hand-over fast and fair across
- * machines; it never decides whether a job runs or is billed.
+ * machines; it never decides whether a job runs or is charged.
  */
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';

@@ -3,7 +3,7 @@
  * JobStore: claims a job under a lease (renewed while it runs; a lost lease
  * stops the run, a process that dies leaves the job to whoever claims it
  * after the lease), hands it to the executor of its kind (bulk scrape,
- * crawl), bills each item as it finishes (the store bills an item at most
+ * crawl), charges each item as it finishes (the store charges an item at most
  * once) and records the frontier entries a crawl finds with it, closes the
  * job and its delivery in one transaction, records the progress the
  * executor reports (under this worker, so a run that lost its job writes
@@ -320,7 +320,7 @@ export class JobRunner {
   /**
    * A job failed by internal errors: each item still pending ends failed
    * with INTERNAL_ERROR (uncharged), so its status says why; what the runs
-   * finished before is kept, and billed as it was.
+   * finished before is kept, and charged as it was.
    */
   private async failPending(jobId: string, accountId: string, operation: string): Promise<void> {
     const { store, clock } = this.o;
@@ -390,7 +390,7 @@ export class JobRunner {
 
   /**
    * Stop claiming; interrupt running jobs (their leases lapse at once, so
-   * another process resumes them; finished items stay billed once) and wait
+   * another process resumes them; finished items stay charged once) and wait
    * for them and for a delivery round in flight.
    */
   async stop(): Promise<void> {

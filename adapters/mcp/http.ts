@@ -21,7 +21,7 @@ import { type ApiFailure, BadRequest, errorBody, isApiFailure, ServiceUnavailabl
 import { openApiDocument } from '../../core/openapi.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Schema } from '../../core/schema.js';
-import { defineOperation } from '../../plugins/sdk/index.js';
+import { definePlugin, type OperationPlugin, type PluginHost } from '../../core/plugin.js';
 import type { HttpApp, Inbound, Sink } from '../http/shared/app.js';
 import { type ApiAnswer, DEFAULT_JOB_WAIT_MS, type Dispatcher, type ToolDefinition, toolDefinitions } from './tools.js';
 
@@ -133,10 +133,12 @@ const loadSdk = (): Promise<Sdk> => (sdk ??= Promise.all([
 export function createMcpOperation(options: McpOperationOptions = {}) {
   let app: HttpApp | undefined;
   const jobWaitMs = options.jobWaitMs ?? DEFAULT_JOB_WAIT_MS;
-  const plugin = defineOperation({
+  // A plain core operation plugin (core/plugin.ts): an adapter builds on the core contract, not on the plugin SDK.
+  const plugin: OperationPlugin<'operation-mcp'> = definePlugin({
     name: 'operation-mcp',
+    kind: 'operation',
     description: 'POST /mcp: the Model Context Protocol (streamable HTTP, stateless, JSON answers); tools search, scrape, bulk_scrape, crawl, research, usage.',
-    routes(host) {
+    routes(host: PluginHost) {
       let tools: ToolDefinition[] | undefined;
       const toolList = () => (tools ??= toolDefinitions(openApiDocument(host.allRoutes(), { title: 'Scour API', version: host.settings.version }), jobWaitMs));
 

@@ -146,9 +146,6 @@ export function analyserKey(language: string | null | undefined): string {
   return Object.hasOwn(LANGUAGES, key) ? key : UNDETERMINED;
 }
 
-/** Languages with a stemmer (ISO 639-1). */
-export const STEMMED_LANGUAGES: readonly string[] = Object.keys(LANGUAGES).filter((k) => LANGUAGES[k]!.stem !== undefined);
-
 // ---------------------------------------------------------------------------
 // Tokenisation
 

@@ -23,7 +23,7 @@ import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
-import { migratePostgres } from '../store/postgres/index.js';
+import { driverMessage, migratePostgres } from '../store/postgres/index.js';
 import { KeyedBatcher } from '../store/postgres/batch.js';
 import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
@@ -118,20 +118,6 @@ const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-/** The driver's message, unless it could carry the connection string or its password. */
-function driverMessage(e: unknown, url: string | undefined): string {
-  const message = e instanceof Error ? e.message : String(e);
-  if (url === undefined) return message;
-  const secrets = [url];
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    if (password.length > 0) secrets.push(password);
-  } catch {
-    // not a URL
-  }
-  return secrets.some((s) => message.includes(s)) ? 'database error' : message;
-}
 
 /** Pending search migrations, each in its own transaction, under the index's own advisory lock and table. */
 function migrate(pool: pg.Pool): Promise<void> {

@@ -76,12 +76,6 @@ function positionsLength(title: readonly number[] | undefined, text: readonly nu
   return n;
 }
 
-export function encodePositions(title: readonly number[] | undefined, text: readonly number[] | undefined): Buffer {
-  scratch.length = 0;
-  writePositions(scratch, title, text);
-  return scratch.take();
-}
-
 /** One document's entry for one term, as a writer has it: positions either encoded or as lists. */
 export interface Entry {
   readonly doc: number;

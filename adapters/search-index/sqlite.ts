@@ -23,14 +23,12 @@
  * `writeBatch`. A call that fits in one batch is atomic; a larger one is
  * written as consecutive atomic batches, in order.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
-import { migrateSqlite } from '../store/sqlite/index.js';
+import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/index.js';
 import {
   checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
@@ -168,14 +166,7 @@ function toStored(r: DocRow): StoredDocument & { analyser: string } {
 
 /** Opens (creating and migrating) the index in the given file. Throws when it cannot. */
 export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): SqliteSearchIndex {
-  const memory = options.path === ':memory:';
-  if (!memory) mkdirSync(dirname(resolve(options.path)), { recursive: true });
-  const db = new Database(options.path);
-  try {
-    db.pragma('busy_timeout = 5000');
-    if (!memory) db.pragma('journal_mode = WAL');
-    // After a checkpoint the WAL file is cut back to 64 MiB at most, so a burst of writes does not keep it large for good.
-    db.pragma('journal_size_limit = 67108864');
+  return openSqliteDatabase(options.path, (db) => {
     // WAL with synchronous=NORMAL cannot corrupt; a power cut may lose the last commits, which a re-import restores.
     db.pragma('synchronous = NORMAL');
     // A larger page cache for this connection (the postings' pages are re-read and re-written batch after batch).
@@ -185,10 +176,7 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     migrate(db);
     const fixed = options.writeBatch === undefined ? undefined : Math.max(1, Math.floor(options.writeBatch));
     return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20);
-  } catch (e) {
-    db.close();
-    throw e;
-  }
+  });
 }
 
 interface Delta {

@@ -94,7 +94,9 @@ const BASELINE_ENV = BASELINE === 'buffered' ? { SCOUR_STREAMING: 'false' } : { 
 const BASE_LABEL = BASELINE === 'buffered' ? 'buffered' : 'in-process';
 const BASE_KIND = BASELINE === 'buffered' ? 'SCOUR_STREAMING=false' : 'SCOUR_EXTRACTION_WORKERS=0';
 if (process.platform !== 'linux') fail(1, 'bench:bulk reads /proc: Linux only');
-for (const r of new Set([SERVER_ROOT, BASELINE_ROOT])) if (!existsSync(join(r, 'dist/adapters/cli/main.js'))) fail(1, `${r}/dist is missing: run \`npm run build\` first (npm run bench:bulk does it)`);
+/** The built CLI entry of a checkout (dist/config/cli.js; a build from before it moved has dist/adapters/cli/main.js). */
+const cliEntry = (r) => (existsSync(join(r, 'dist/config/cli.js')) || !existsSync(join(r, 'dist/adapters/cli/main.js')) ? 'dist/config/cli.js' : 'dist/adapters/cli/main.js');
+for (const r of new Set([SERVER_ROOT, BASELINE_ROOT])) if (!existsSync(join(r, cliEntry(r)))) fail(1, `${r}/dist is missing: run \`npm run build\` first (npm run bench:bulk does it)`);
 
 function fail(code, message) {
   console.error(message);
@@ -190,7 +192,7 @@ async function launchServer(serverRoot, extraEnv) {
   // Embedded configuration (SQLite, in-process limiter); nothing inherited that would change it.
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS', 'SCOUR_EXTRACTION_WORKERS', 'SCOUR_STREAMING']) delete childEnv[k];
   Object.assign(childEnv, extraEnv);
-  const child = spawn(process.execPath, [...SERVER_ARGS, 'dist/adapters/cli/main.js', 'serve'], { cwd: serverRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_ARGS, cliEntry(serverRoot), 'serve'], { cwd: serverRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   owned.servers.push(child);
   let out = '';
   for (const s of [child.stdout, child.stderr]) {

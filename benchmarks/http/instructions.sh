@@ -8,7 +8,7 @@
 # all threads without V8's garbage collector and optimising compiler.
 #
 #   benchmarks/http/instructions.sh NAME PORT WARMUP MEASURE -- server command...
-#   benchmarks/http/instructions.sh scour 9101 5000 40000 -- node dist/adapters/cli/main.js serve
+#   benchmarks/http/instructions.sh scour 9101 5000 40000 -- node dist/config/cli.js serve
 #   benchmarks/http/instructions.sh ideal 9102 5000 40000 -- node benchmarks/http/servers/ideal-uws.mjs
 #
 # Needs valgrind (apt-get install valgrind). Output files go to $TMPDIR/scour-callgrind/;

@@ -27,7 +27,7 @@ try {
   for (const v of variants) {
     v.port = ++port;
     const tsx = path.startsWith('/test/') ? ['--import', 'tsx'] : [];
-    children.push(spawn(process.execPath, [...tsx, ...v.pre, 'dist/adapters/cli/main.js', 'serve'], { cwd: root, env: cleanEnv({ ...u.billable.env, PORT: String(v.port), ...(path.startsWith('/test/') ? { SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' } : {}) }), stdio: 'inherit' }));
+    children.push(spawn(process.execPath, [...tsx, ...v.pre, 'dist/config/cli.js', 'serve'], { cwd: root, env: cleanEnv({ ...u.billable.env, PORT: String(v.port), ...(path.startsWith('/test/') ? { SCOUR_PLUGINS: 'test/fixtures/plugins/billable.ts' } : {}) }), stdio: 'inherit' }));
   }
   const send = async (v) => {
     const t = performance.now();

@@ -101,7 +101,7 @@ export async function setupUsage(root, baseEnv) {
     const shared = { ...common, SCOUR_DATA_DIR: join(dir, 'shared'), DATABASE_URL: dbUrl.toString(), REDIS_URL, SCOUR_REDIS_PREFIX: redisPrefix };
 
     const createAccount = (env, extra = []) => {
-      const out = execFileSync(process.execPath, ['dist/adapters/cli/main.js', 'accounts', 'create', '--plan', USAGE_PLAN, ...extra, '--json'], {
+      const out = execFileSync(process.execPath, ['dist/config/cli.js', 'accounts', 'create', '--plan', USAGE_PLAN, ...extra, '--json'], {
         cwd: root, env: cleanEnv(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
       });
       const key = JSON.parse(out).api_key;

@@ -120,7 +120,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   };
   // The inspector (loopback, a free port) lets the soak collect garbage before it reads the live heap.
   const inspect = '--inspect=127.0.0.1:0';
-  const args = (o.from ?? 'dist') === 'dist' ? [inspect, 'bin/scour.js', 'serve'] : [inspect, '--import', 'tsx', 'adapters/cli/main.ts', 'serve'];
+  const args = (o.from ?? 'dist') === 'dist' ? [inspect, 'bin/scour.js', 'serve'] : [inspect, '--import', 'tsx', 'config/cli.ts', 'serve'];
   const server: ChildProcess = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   server.stderr!.on('data', (d) => { stderr = (stderr + String(d)).slice(-4000); });

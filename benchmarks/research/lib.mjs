@@ -95,7 +95,7 @@ export async function startScour(name, extraEnv) {
     SEARXNG_URL: undefined, SCOUR_ALLOW_PRIVATE_TARGETS: undefined, SCOUR_INDEX_SCRAPES: undefined, SCOUR_PUBLIC_URL: undefined,
     ...extraEnv,
   });
-  const child = spawn(process.execPath, ['dist/adapters/cli/main.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/config/cli.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (d) => { log = (log + d).slice(-20_000); };
   child.stdout.on('data', keep);

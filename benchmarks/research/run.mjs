@@ -8,7 +8,7 @@
 //   imports as it is).
 //
 // Part 1, SciFact (5,183 abstracts, ../shared/data/ir/scifact):
-// - Scour runs in a child process (node dist/adapters/cli/main.js serve):
+// - Scour runs in a child process (node dist/config/cli.js serve):
 //   embedded configuration (SQLite in a temp directory, in-process limiter),
 //   127.0.0.1, SCOUR_SEARCH_PROVIDERS=local, an admin token, and SCOUR_PLANS
 //   lifting the Unicorn plan's research and search windows (100/min would
@@ -475,7 +475,7 @@ try {
     settings: {
       claims_per_depth: claimsPerDepth, warmup_train_claims_per_depth: args.warmup, scrape_questions: args.scrapeQuestions,
       request: { sources: ['academic'], include_methodology: true },
-      configuration: 'Scour in a child process (dist/adapters/cli/main.js serve), embedded (SQLite in a temp dir, in-process limiter), SCOUR_SEARCH_PROVIDERS=local; Unicorn account, research and search windows lifted through SCOUR_PLANS (concurrency as the plan has it); one request in flight',
+      configuration: 'Scour in a child process (dist/config/cli.js serve), embedded (SQLite in a temp dir, in-process limiter), SCOUR_SEARCH_PROVIDERS=local; Unicorn account, research and search windows lifted through SCOUR_PLANS (concurrency as the plan has it); one request in flight',
       latency: 'client wall time, sending to the last byte of the answer',
       recall: 'per claim: judged-relevant abstracts (qrels/test.tsv) among sources_analyzed (or among the cited sources) / judged-relevant abstracts; mean over the claims, and the share of claims with at least one',
       integrity: 'every {source_id, text, start, end} in the body: the source is in sources_analyzed, is a SciFact abstract, and its text as loaded .slice(start, end) === text; every citation names a used source',

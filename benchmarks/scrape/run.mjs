@@ -95,7 +95,7 @@ if (process.platform !== 'linux') {
   console.error('bench:scrape reads /proc: Linux only');
   process.exit(1);
 }
-if (!existsSync(join(root, 'dist/adapters/cli/main.js'))) {
+if (!existsSync(join(root, 'dist/config/cli.js'))) {
   console.error('dist/ is missing: run `npm run build` first (npm run bench:scrape does it)');
   process.exit(1);
 }
@@ -215,7 +215,7 @@ function cleanEnv(env) {
 
 async function startScour(env, key) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/adapters/cli/main.js', 'serve'], { cwd: root, env: cleanEnv({ ...env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/config/cli.js', 'serve'], { cwd: root, env: cleanEnv({ ...env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (d) => { log = (log + d).slice(-20_000); };
   child.stdout.on('data', keep);
@@ -418,7 +418,7 @@ try {
     // Embedded configuration: nothing shared from the caller's environment.
     DATABASE_URL: undefined, REDIS_URL: undefined, SCOUR_REDIS_PREFIX: undefined, SCOUR_PLUGINS: undefined, SCOUR_PROXIES: undefined,
   };
-  const created = JSON.parse(execFileSync(process.execPath, ['dist/adapters/cli/main.js', 'accounts', 'create', '--plan', PLAN, '--credits', '100000000', '--json'], {
+  const created = JSON.parse(execFileSync(process.execPath, ['dist/config/cli.js', 'accounts', 'create', '--plan', PLAN, '--credits', '100000000', '--json'], {
     cwd: root, env: cleanEnv(env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
   }));
   const key = created.api_key;

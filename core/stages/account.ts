@@ -1,10 +1,37 @@
 /**
  * The account stages of the pipeline: auth (bearer key -> account), quota
  * (the plan's rate windows and concurrency per operation), gate (plan-gated
- * features), reserve (hold the price before work) and bill (charge the hold
- * when work succeeds; with reserve's chargeAfter, charge without a hold if
- * the balance covers it). Holds and concurrency slots are released by
- * finalizers, so every exit path (failure, client abort) gives them back.
+ * features), reserve (place a hold for the price before the work) and bill
+ * (settle the hold when the work succeeded; with reserve's chargeAfter,
+ * charge without a hold if the balance covers it). Holds and concurrency
+ * slots are released by finalizers, so every exit path (failure, client
+ * abort) gives them back.
+ *
+ * The credit words, one meaning each (code, comments and identifiers):
+ * - balance: the credits on an account (Account.balance). What it can
+ *   spend is its balance less its open holds (Account.held).
+ * - hold: credits set aside on an account for one request (or job) while
+ *   its work runs: counted against what the account can spend, not yet
+ *   taken from the balance. A hold ends settled or released; one whose
+ *   process died lapses after its time to live and the sweeper releases it.
+ * - reserve: to place a hold (the reserve stage; AccountStore.reserve).
+ *   Refused, 402 NO_CREDITS, when the account cannot cover the price.
+ * - charge: to debit credits from the balance, with one ledger row and the
+ *   usage, atomically (AccountStore.charge charges without a hold; settle
+ *   charges a hold). Failed work is never charged.
+ * - settle: to end a hold by charging it, all of it or less when the work
+ *   turned out cheaper (AccountStore.settle).
+ * - release: to end a hold without charging anything (the work failed, the
+ *   client went away, the hold lapsed; AccountStore.release, sweepHolds).
+ * - bill: the stage after the work that settles the request's hold (or,
+ *   for a deferred price, charges it if the balance covers it) and adds
+ *   what was charged to the context (Billed.charge).
+ * - deferred (reserve's chargeAfter option): no hold before the work; bill
+ *   charges the price only if the balance covers it then, else 402 with
+ *   nothing charged.
+ * - period: the month an account's allowance covers ([periodStart,
+ *   periodEnd); reset_date in the API, whose texts call it the billing
+ *   period); "bill" in code names only the stage.
  */
 import { Effect, Exit } from 'effect';
 import { addFinalizer, type RequestContext } from '../context.js';
@@ -18,7 +45,7 @@ import type { AccountStore, Clock, IdGenerator, RateDecision, RateLimiter, RateR
 import type {
   AdminAuthenticated, AdminStage, Admitted, Authenticated, AuthStage, BillStage, Billed, Feature, GateStage, QuotaStage, Reserved,
   ReserveOptions, ReserveStage,
-} from '../stages.js';
+} from './index.js';
 import { writeRateHeaders } from './client-quota.js';
 
 /** What the stages need to know about plans (config/plans.ts provides it). */
@@ -73,7 +100,7 @@ export function authStage(d: AccountStageDeps): AuthStage {
         periodStart: m.periodStart, periodEnd: m.periodEnd, createdAt: m.createdAt,
       };
       if (m.periodEnd > now) return Effect.succeed({ account: { id: m.accountId, plan: m.plan, keyId: m.keyId, snapshot } });
-      // The billing period ended: start the current one (refills the monthly allowance) before anything reads the balance.
+      // The period ended: start the current one (refills the monthly allowance) before anything reads the balance.
       const p = periodContaining(m.createdAt, now);
       const allowance = d.plans.monthlyCredits(m.plan);
       const renewed: Account = { ...snapshot, periodStart: p.start, periodEnd: p.end, balance: Math.max(snapshot.balance, allowance) };

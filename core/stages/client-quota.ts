@@ -9,7 +9,7 @@ import { RateLimited } from '../errors.js';
 import { chain } from '../fast-effect.js';
 import { defineStage } from '../pipeline.js';
 import type { RateDecision, RateLimiter, RateRule } from '../ports.js';
-import type { Admitted, ClientQuotaStage } from '../stages.js';
+import type { Admitted, ClientQuotaStage } from './index.js';
 
 // The limit, the window and its end repeat from one answer to the next; the remaining count does not.
 const limitText = new NumberText();

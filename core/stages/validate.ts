@@ -14,7 +14,7 @@ import type { RequestContext } from '../context.js';
 import { BadRequest, type FieldIssue, TargetNotAllowed, type UnsupportedMediaType } from '../errors.js';
 import { defineStage } from '../pipeline.js';
 import type { CheckIssue, SemanticCheck, Unchecked, Validator } from '../schema.js';
-import type { Validated, ValidateStage } from '../stages.js';
+import type { Validated, ValidateStage } from './index.js';
 
 /** The top-level field a path starts with: `urls[3]` and `screenshot_options.quality` belong to `urls` and `screenshot_options`. */
 function topField(field: string): string {

@@ -45,7 +45,7 @@
  */
 import { definePlugin } from '../../core/plugin.js';
 import { evidenceOf, type AnalyserPlugin, type Corpus, type Evidence, type ResearchInput, type Sentence } from '../../core/research.js';
-import { meanSentiment, type SentimentScore } from './sentiment.js';
+import { meanSentiment, type SentimentScore } from './sentiment-score.js';
 import { byPosition, compromiseNlp, escapeRegExp, isBoilerplateSentence, nlpVersions, rankedSentences, sourceOrder, type Ranked } from './nlp.js';
 
 export const MAX_ENTITIES = 50;

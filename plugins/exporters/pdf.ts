@@ -18,7 +18,7 @@
 import type { Browser } from 'playwright';
 import { abortable } from '../../core/abort.js';
 import type { ExporterPlugin } from '../../core/research.js';
-import { renderHtml } from './html.js';
+import { renderHtml } from './html-document.js';
 
 /** PDF export asked of a server that has no browser to print with. */
 export class ExportUnavailable extends Error {

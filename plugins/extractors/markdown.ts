@@ -14,9 +14,9 @@
 import { defineExtractor, type Page } from '../sdk/scrape.js';
 import { baseUrl, isElement, isTextNode, rawText, structure, type AnyNode, type Element } from '../sdk/dom.js';
 import { HTML_FILTER } from '../sdk/scrape.js';
-import { imageOf } from './images.js';
-import { linkUrl } from './links.js';
-import { mainContent } from './main-content.js';
+import { imageOf } from './images-reader.js';
+import { linkUrl } from './links-reader.js';
+import { mainContent } from './main-content-reader.js';
 import { BLOCK_TAGS, defaultSkip, PARAGRAPH_TAGS, renderText } from '../sdk/text.js';
 
 const MAX_NESTING = 16;

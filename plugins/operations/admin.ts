@@ -9,7 +9,7 @@ import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route } from '../../core/plugin.js';
-import type { AdminStage, StageKit } from '../../core/stages.js';
+import type { AdminStage, StageKit } from '../../core/stages/index.js';
 import { type AccountAdmin, DEFAULT_WEBHOOK_GRACE_SECONDS, MAX_WEBHOOK_GRACE_SECONDS } from '../../core/account-admin.js';
 import type { JobStore } from '../../core/jobs.js';
 import { defineOperation, schema, StrictObject, Type } from '../sdk/index.js';

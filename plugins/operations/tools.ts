@@ -9,7 +9,7 @@ import type { RequestContext } from '../../core/context.js';
 import { type ApiFailure, isApiFailure } from '../../core/errors.js';
 import { Pipeline } from '../../core/pipeline.js';
 import type { Route, ToolContext, ToolPlugin } from '../../core/plugin.js';
-import type { Validated } from '../../core/stages.js';
+import type { Validated } from '../../core/stages/index.js';
 import { defineOperation } from '../sdk/index.js';
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>

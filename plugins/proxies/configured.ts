@@ -51,7 +51,7 @@
  * proxy), which would be false. `exclude` (the ids a request already tried)
  * is strict.
  */
-import { ConfigError } from '../../config/env.js';
+import { ConfigError } from '../../core/config-error.js';
 import { defineProxyProvider, type ProxyChoice, type ProxyProviderPlugin, type ProxyQuery } from '../sdk/scrape.js';
 import { countryProblem } from '../../core/countries.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { globProblem } from '../../plugins/operations/crawl/index.js';
 import { HostGate, parseRobots } from '../../plugins/operations/crawl/politeness.js';
 import { parseSitemap } from '../../plugins/operations/crawl/sitemaps.js';
-import { canonicalUrl, looksLikeFile, pathPattern, repeatingPath, TrapGuard, urlDate } from '../../plugins/operations/crawl/urls.js';
+import { canonicalUrl, looksLikeFile, pathPattern, repeatingPath, TrapGuard, urlDate } from '../../core/crawl-urls.js';
 
 describe('canonicalUrl', () => {
   it('gives one spelling for one page', () => {

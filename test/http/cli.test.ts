@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
+const MAIN = join(process.cwd(), 'config/cli.ts');
 
 function run(args: string[], env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'scour-cli-'));

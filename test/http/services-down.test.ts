@@ -12,7 +12,7 @@ import type { PostgresAccountStore } from '../../adapters/store/postgres/index.j
 import { startScourIn } from '../support/server.js';
 
 const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
+const MAIN = join(process.cwd(), 'config/cli.ts');
 
 function serve(env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'scour-down-'));

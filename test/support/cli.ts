@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { join } from 'node:path';
 
 export const TSX = join(process.cwd(), 'node_modules/.bin/tsx');
-export const MAIN = join(process.cwd(), 'adapters/cli/main.ts');
+export const MAIN = join(process.cwd(), 'config/cli.ts');
 
 /** A minimal environment: nothing from the test runner's own settings leaks into the child. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {

@@ -5,7 +5,24 @@
 import { Effect } from 'effect';
 import type { RequestContext } from '../../core/context.js';
 import { Pipeline } from '../../core/pipeline.js';
-import type { AuthStage, BillStage, ExtractStage, FetchStage, GateStage, QuotaStage, ReserveStage, ValidateStage } from '../../core/stages.js';
+import type { BadRequest } from '../../core/errors.js';
+import type { Stage } from '../../core/pipeline.js';
+import type { AuthStage, BillStage, GateStage, QuotaStage, ReserveStage, ValidateStage, Validated } from '../../core/stages/index.js';
+
+// Two stages of this test's own (an operation's fetch and extract, in the shape the page pipeline's stages have).
+interface Fetched {
+  readonly document: {
+    readonly url: string;
+    readonly finalUrl: string;
+    readonly statusCode: number;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string;
+    readonly loadTimeSeconds: number;
+  };
+}
+interface Extracted { readonly extracted: Readonly<Record<string, unknown>> }
+type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
+type ExtractStage = Stage<Fetched, Extracted>;
 
 declare const auth: AuthStage;
 declare const quota: QuotaStage;

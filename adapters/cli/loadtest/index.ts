@@ -8,7 +8,8 @@
  * and a self-contained HTML page when asked.
  */
 import { writeFileSync } from 'node:fs';
-import { CommandError, UsageError } from '../accounts.js';
+import { argTokens } from '../args.js';
+import { CommandError, UsageError } from '../errors.js';
 import { runLoad, type LoadMode } from './engine.js';
 import { htmlReport, summarise, textReport, type LoadReport } from './report.js';
 import { startSampler } from './sampler.js';
@@ -58,18 +59,17 @@ function parse(argv: readonly string[], io: LoadtestIo): Args {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const takesValue = new Set(['--url', '--duration', '--requests', '--rate', '--connections', '--accounts', '--admin-token', '--out', '--html']);
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') throw new UsageError('help');
-    if (a.startsWith('--')) {
-      const [name, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+  for (const t of argTokens(argv, [...takesValue].map((n) => n.slice(2)))) {
+    if (t.raw === '--help' || t.raw === '-h') throw new UsageError('help');
+    if (t.kind === 'option') {
+      const name = `--${t.name}`;
       if (name === '--json') { flags.set(name, true); continue; }
       if (!takesValue.has(name)) throw new UsageError(`unknown option ${JSON.stringify(name)}`);
-      const v = inline ?? argv[++i];
+      const v = t.value;
       if (v === undefined) throw new UsageError(`${name} needs a value`);
       if (flags.has(name)) throw new UsageError(`${name} given twice`);
       flags.set(name, v);
-    } else positional.push(a);
+    } else positional.push(t.value);
   }
   if (positional.length !== 1) throw new UsageError(positional.length === 0 ? 'which scenario?' : `one scenario, not ${positional.length}`);
   const scenario = positional[0] as ScenarioName;

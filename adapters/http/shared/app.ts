@@ -797,8 +797,8 @@ export class HttpApp {
   /**
    * The end of a streamed answer. Success: the handler's value is the rest
    * of the body (a string; a stamped route's ends with `}`, the request id
-   * goes before it), then the end. Failure after the head went out (billing
-   * refused, a store outage, a defect): the status cannot change any more,
+   * goes before it), then the end. Failure after the head went out (the bill
+   * stage refused, a store outage, a defect): the status cannot change any more,
    * so the body is cut off, and the client holds an incomplete document,
    * never a complete one; the metrics count the failure's status. The
    * client went away: the body is dropped (499).

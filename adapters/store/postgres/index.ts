@@ -242,9 +242,14 @@ const SWEEP_BATCH = 500;
 const wholeCredits = (what: string, n: number, min: number): Effect.Effect<never> | undefined =>
   Number.isSafeInteger(n) && n >= min ? undefined : Effect.die(new RangeError(`${what} must be an integer >= ${min}, got ${n}`));
 
-/** The driver's message, unless it could carry the connection string or its password. */
-function driverMessage(e: unknown, url: string): string {
+/**
+ * The driver's message, unless it could carry the connection string or its
+ * password (then just "database error"). Every PostgreSQL adapter (the
+ * account and job store, the search index) words its failures through this.
+ */
+export function driverMessage(e: unknown, url: string | undefined): string {
   const message = e instanceof Error ? e.message : String(e);
+  if (url === undefined) return message;
   const secrets = [url];
   try {
     const password = decodeURIComponent(new URL(url).password);

@@ -4,7 +4,7 @@
  * different job (or delivery) without waiting on one another. finishItem is
  * one transaction that locks the item before the account (the same order as
  * settle: hold/item, then account), so concurrent finishers cannot deadlock
- * and the guarded item UPDATE lets only one of them bill. A finish that adds
+ * and the guarded item UPDATE lets only one of them charge. A finish that adds
  * frontier entries (a crawl) locks the job row first (job, item, account:
  * still one order), which serialises the idx numbering of new entries.
  */
@@ -142,7 +142,7 @@ const SQL = {
                  error = CASE WHEN depth IS NULL THEN '{"code":"NO_CREDITS"}'::jsonb END,
                  reason = CASE WHEN depth IS NULL THEN NULL ELSE 'no_credits' END
                WHERE job_id = $1 AND idx = $2`,
-  billed: `
+  charged: `
     WITH l AS (
       INSERT INTO ledger (id, account_id, operation, credits, request_id, created_at) VALUES ($1, $2, $3, $4, $5, $6)
     )
@@ -339,7 +339,7 @@ export class PostgresJobStore implements JobStore {
         await client.query(q('refuseItem', [f.jobId, f.idx]));
         return { charged: 0, available: await available(accountId), alreadyDone: false, ...(f.discovered === undefined ? {} : { added: [] }) };
       }
-      await client.query(q('billed', [randomUUID(), accountId, f.operation ?? BULK_OPERATION, f.credits, f.ledgerRequestId, f.now, after.period_start]));
+      await client.query(q('charged', [randomUUID(), accountId, f.operation ?? BULK_OPERATION, f.credits, f.ledgerRequestId, f.now, after.period_start]));
       const added = await discover();
       return { charged: f.credits, available: after.available, alreadyDone: false, ...(f.discovered === undefined ? {} : { added }) };
     });

@@ -38,24 +38,36 @@ const unavailable = (e: unknown): ServiceUnavailable =>
 const wholeCredits = (what: string, n: number, min: number): Effect.Effect<never> | undefined =>
   Number.isSafeInteger(n) && n >= min ? undefined : Effect.die(new RangeError(`${what} must be an integer >= ${min}, got ${n}`));
 
-/** Opens (creating if needed) and migrates the database, then returns the store. Throws when it cannot. */
-export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore {
-  const memory = options.path === ':memory:';
-  if (!memory) mkdirSync(dirname(resolve(options.path)), { recursive: true });
-  const db = new Database(options.path);
+/**
+ * Opens a SQLite file the way every Scour database is opened (its directory
+ * created if needed; a lock wait, WAL, a bounded WAL file), then runs
+ * `setUp` on it (its own pragmas, its migrations, the object that owns the
+ * connection). The connection is closed again when setUp throws.
+ */
+export function openSqliteDatabase<T>(path: string, setUp: (db: Database.Database) => T): T {
+  const memory = path === ':memory:';
+  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = new Database(path);
   try {
     // busy_timeout first: switching to WAL and migrating both need locks another process may hold.
     db.pragma('busy_timeout = 5000');
     if (!memory) db.pragma('journal_mode = WAL');
     // After a checkpoint the WAL file is cut back to 64 MiB at most, so a burst of writes does not keep it large for good.
     db.pragma('journal_size_limit = 67108864');
-    db.pragma('foreign_keys = ON');
-    migrateSqlite(db, SQLITE_MIGRATIONS);
-    return new SqliteAccountStore(db, options.freshnessMs ?? 100);
+    return setUp(db);
   } catch (e) {
     db.close();
     throw e;
   }
+}
+
+/** Opens (creating if needed) and migrates the database, then returns the store. Throws when it cannot. */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore {
+  return openSqliteDatabase(options.path, (db) => {
+    db.pragma('foreign_keys = ON');
+    migrateSqlite(db, SQLITE_MIGRATIONS);
+    return new SqliteAccountStore(db, options.freshnessMs ?? 100);
+  });
 }
 
 /** Applies pending migrations in one IMMEDIATE transaction, so two processes opening together take turns. */

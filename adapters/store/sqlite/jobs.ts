@@ -4,7 +4,7 @@
  * Synchronous like the account store: methods hand back Exit values. Claims,
  * finishes and frontier additions run in BEGIN IMMEDIATE transactions, so
  * two connections (two processes on one file) cannot both claim a job, both
- * bill one item, or give two URLs one idx.
+ * charge one item, or give two URLs one idx.
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';

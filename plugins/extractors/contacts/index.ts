@@ -88,7 +88,7 @@
 import { defineExtractor, type Page } from '../../sdk/scrape.js';
 import { HTML_FILTER } from '../../sdk/scrape.js';
 import { attrTrim, boundedText, collapse, isElement, isHidden, isTextNode, structure, type AnyNode, type Element } from '../../sdk/dom.js';
-import { extractSchemaData } from '../schema-data.js';
+import { extractSchemaData } from '../schema-data-reader.js';
 import { BLOCK_TAGS, defaultSkip, renderText } from '../../sdk/text.js';
 import { cutAtSpace, decodeCloudflare, emailKey, mailtoAddresses, scanObfuscated, scanPlain, type EmailHow, type ScanBudget } from './emails.js';
 import { defaultRegion, parsePhoneValue, scanPhones, telNumber, type ParsedPhone, type PhoneBudget } from './phones.js';

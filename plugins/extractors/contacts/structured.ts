@@ -14,7 +14,7 @@
  * links to profiles are left to a social-profiles extractor).
  */
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { SchemaItem } from '../schema-data.js';
+import type { SchemaItem } from '../schema-data-reader.js';
 import { boundedText, collapse, isElement, type AnyNode, type Element } from '../../sdk/dom.js';
 import { mailtoAddresses, normalizeEmail, scanPlain } from './emails.js';
 import { parsePhoneValue, telNumber, type ParsedPhone } from './phones.js';

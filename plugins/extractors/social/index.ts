@@ -26,8 +26,8 @@
 import { defineExtractor, type Page } from '../../sdk/scrape.js';
 import { HTML_FILTER } from '../../sdk/scrape.js';
 import { baseUrl, isElement, isTextNode, type AnyNode } from '../../sdk/dom.js';
-import { linkUrl } from '../links.js';
-import { extractSchemaData } from '../schema-data.js';
+import { linkUrl } from '../links-reader.js';
+import { extractSchemaData } from '../schema-data-reader.js';
 import { addressesInText, parseFediverseAddress } from './mastodon.js';
 import { profileHit, xHandleProfile } from './platforms.js';
 import type { Hit, SocialProfile } from './types.js';

@@ -23,7 +23,7 @@ import type { AddedItem, FrontierEntry, ItemStatus } from '../../../core/jobs.js
 import type { IndexDocument } from '../../../core/search.js';
 import { HostGate, RobotsCache, type FetchText, type HostRules } from './politeness.js';
 import { sitemapPages } from './sitemaps.js';
-import { canonicalUrl, DEFAULT_TRAP_LIMITS, looksLikeFile, MAX_URL_LENGTH, TrapGuard, type TrapLimits } from './urls.js';
+import { canonicalUrl, DEFAULT_TRAP_LIMITS, looksLikeFile, MAX_URL_LENGTH, TrapGuard, type TrapLimits } from '../../../core/crawl-urls.js';
 
 export interface CrawlSpec {
   /** Canonical start URL. */

@@ -20,16 +20,16 @@ import { JobFailure, type JobExecution, type JobView } from '../../../core/jobs.
 import { Pipeline } from '../../../core/pipeline.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { SearchIndex } from '../../../core/search.js';
-import type { Validated } from '../../../core/stages.js';
+import type { Validated } from '../../../core/stages/index.js';
 import { crawlPagePrice } from '../../../core/prices.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
 import { RunAborted, runCrawl, type CrawlBook, type CrawlSpec } from './engine.js';
 import { WebhookView } from '../../sdk/webhook-view.js';
 import { crawlFetchers } from './pages.js';
-import { canonicalUrl, MAX_URL_LENGTH } from './urls.js';
-import { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';
+import { canonicalUrl, MAX_URL_LENGTH } from '../../../core/crawl-urls.js';
+import { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from '../../../core/crawl-limits.js';
 
-export { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from './limits.js';
+export { CRAWL_OPERATION, DEFAULT_CRAWL_DEPTH, DEFAULT_CRAWL_PAGES, frontierLimit, globProblem, MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from '../../../core/crawl-limits.js';
 const MAX_PATTERNS = 50;
 
 const Paths = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {

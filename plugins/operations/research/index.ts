@@ -29,7 +29,7 @@ import { researchPrice } from '../../../core/prices.js';
 import type { Corpus, ResearchInput, ResearchSource } from '../../../core/research.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { SearchProviderPlugin } from '../../../core/search.js';
-import type { Reserved } from '../../../core/stages.js';
+import type { Reserved } from '../../../core/stages/index.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import { warmCitations } from './citations.js';
 import { researchJobs } from './job.js';

@@ -29,7 +29,7 @@ import { JobFailure, type ItemOutcome, type JobExecution, type JobItem, type Job
 import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginHost } from '../../../core/plugin.js';
 import type { ResearchInput } from '../../../core/research.js';
-import type { Validated } from '../../../core/stages.js';
+import type { Validated } from '../../../core/stages/index.js';
 import { researchPrice } from '../../../core/prices.js';
 import type { Progress, researchStages } from './stages.js';
 

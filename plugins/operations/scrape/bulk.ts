@@ -30,7 +30,7 @@ import type { PageCtx } from '../../../core/page.js';
 import { Pipeline } from '../../../core/pipeline.js';
 import { scrapePrice } from '../../../core/prices.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
-import type { Validated } from '../../../core/stages.js';
+import type { Validated } from '../../../core/stages/index.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 import { WebhookView } from '../../sdk/webhook-view.js';

@@ -14,7 +14,7 @@ import { isApiFailure, type ApiFailure } from '../../../core/errors.js';
 import { mediaType } from '../../../core/page.js';
 import type { PluginHost } from '../../../core/plugin.js';
 import { type Prices, searchPrice } from '../../../core/prices.js';
-import type { Authenticated, Reserved, Validated } from '../../../core/stages.js';
+import type { Authenticated, Reserved, Validated } from '../../../core/stages/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 
 /** How long one result page may take to fetch and render. */

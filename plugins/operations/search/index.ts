@@ -21,7 +21,7 @@ import {
   CANONICAL_TIME_RANGE, parseQuery, TIME_RANGES, domainOf, type ParsedQuery, type ProviderResult,
   type SearchFilters, type SearchProviderPlugin, type TimeRange,
 } from '../../../core/search.js';
-import type { Authenticated, Validated } from '../../../core/stages.js';
+import type { Authenticated, Validated } from '../../../core/stages/index.js';
 import { countryProblem } from '../../../core/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from '../../../core/languages.js';

@@ -3,12 +3,12 @@
  * Implementations live in adapters/plugins and are built in config/; these
  * types are what makes a mis-ordered pipeline fail to compile.
  */
-import type { RequestContext } from './context.js';
-import type { Account, PlanId } from './accounts.js';
-import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, TargetNotAllowed, Unauthorized, UnsupportedMediaType } from './errors.js';
-import type { Schema, SemanticCheck } from './schema.js';
-import type { RateDecision } from './ports.js';
-import type { Stage } from './pipeline.js';
+import type { RequestContext } from '../context.js';
+import type { Account, PlanId } from '../accounts.js';
+import type { AuthenticationFailed, BadRequest, Forbidden, NoCredits, RateLimited, ServiceUnavailable, TargetNotAllowed, Unauthorized, UnsupportedMediaType } from '../errors.js';
+import type { Schema, SemanticCheck } from '../schema.js';
+import type { RateDecision } from '../ports.js';
+import type { Stage } from '../pipeline.js';
 
 export type { PlanId };
 
@@ -30,24 +30,9 @@ export interface Authenticated { readonly account: AccountRef }
 export interface Validated<T> { readonly input: T }
 /** quota: the rate-limit decision (its headers are already on ctx.reply). */
 export interface Admitted { readonly rateLimit: RateDecision }
-/** fetch: the document fetched from the target. */
-export interface Fetched {
-  readonly document: {
-    readonly url: string;
-    readonly finalUrl: string;
-    readonly statusCode: number;
-    readonly headers: Readonly<Record<string, string>>;
-    readonly body: string;
-    readonly loadTimeSeconds: number;
-  };
-}
-/** extract: the extractors' output, by field name. */
-export interface Extracted { readonly extracted: Readonly<Record<string, unknown>> }
-/** analyse: derived analysis (research insights, contacts, ...). */
-export interface Analysed { readonly analysis: Readonly<Record<string, unknown>> }
 /** gate: the plan allows every feature the request asks for (adds nothing). */
 export interface Gated { readonly gated: true }
-/** reserve: the credits this request will cost, held on the account until bill (or released on failure). */
+/** reserve: the hold placed for the credits this request will cost, settled by bill (or released on failure). */
 export interface Reserved {
   readonly hold: {
     readonly id: string;
@@ -88,12 +73,9 @@ export type QuotaStage = Stage<RequestContext & Authenticated, Admitted, RateLim
 export type ValidateStage<T> = Stage<RequestContext, Validated<T>, BadRequest | TargetNotAllowed | UnsupportedMediaType>;
 export type GateStage<T> = Stage<RequestContext & Authenticated & Validated<T>, Gated, Forbidden>;
 export type ReserveStage<T> = Stage<RequestContext & Authenticated & Admitted & Validated<T>, Reserved, NoCredits | ServiceUnavailable>;
-export type FetchStage<Body> = Stage<RequestContext & Validated<Body>, Fetched, BadRequest>;
-export type ExtractStage = Stage<Fetched, Extracted>;
-export type AnalyseStage = Stage<Extracted, Analysed>;
 export type BillStage = Stage<RequestContext & Authenticated & Reserved, Billed, NoCredits | ServiceUnavailable>;
 
-/** admin: the caller holds the admin token. */
+/** admin: the caller sent the admin token. */
 export interface AdminAuthenticated { readonly admin: true }
 export type AdminStage = Stage<RequestContext, AdminAuthenticated, Unauthorized | AuthenticationFailed>;
 
@@ -125,7 +107,7 @@ export interface StageKit {
    */
   reserve<T>(operation: string, price: (input: T) => number, options?: ReserveOptions<T>): ReserveStage<T>;
   /**
-   * Charge the held credits: one ledger row; `creditsUsed` and `remainingCredits` for the response.
+   * Settle the hold (charge its credits, or the `actual` less): one ledger row; `creditsUsed` and `remainingCredits` for the response.
    * A deferred hold (reserve's `chargeAfter`) is charged only if the balance covers it: 402 NO_CREDITS otherwise.
    */
   readonly bill: BillStage;

@@ -7,7 +7,7 @@ export const MAX_CRAWL_PAGES = 10_000;
 export const DEFAULT_CRAWL_PAGES = 100;
 export const MAX_CRAWL_DEPTH = 50;
 export const DEFAULT_CRAWL_DEPTH = 3;
-/** The ledger and usage operation crawl pages are billed under (and the plans' rate-limit row). */
+/** The ledger and usage operation crawl pages are charged under (and the plans' rate-limit row). */
 export const CRAWL_OPERATION = 'crawl';
 
 /** Frontier rows a crawl keeps at most (pending, done and skipped URLs together). */

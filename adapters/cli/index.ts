@@ -1,22 +1,76 @@
 /**
  * The `scour` command: `serve` (default) starts the API on the settings in
  * the environment; `openapi` prints the OpenAPI document; `doctor` checks
- * what the configuration needs; `help`, `version`.
+ * what the configuration needs; `help`, `version`; the admin, index, crawl
+ * and API commands.
  * Invalid settings stop start-up with a clear message and exit code 2.
+ *
+ * The commands live here; what they run on (the settings, a whole Scour,
+ * the stores, the local crawler, ...) is handed in by the composition root
+ * (config/cli.ts, the process's entry point) as a CliHost: this adapter
+ * imports only core and other adapters.
  */
-import 'reflect-metadata';
-import { ConfigError, ENV_VARS, loadSettings, type Settings } from '../../config/env.js';
-import type { AccountStore } from '../../core/ports.js';
-import type { SearchIndex } from '../../core/search.js';
-import { ACCOUNTS_HELP, accountsCommand, CommandError, UsageError } from './accounts.js';
-import { INDEX_HELP } from './index-cmd.js';
-import { CRAWL_HELP } from './crawl-cmd.js';
-import { API_HELP } from './api-cmds.js';
-import { VERSION } from '../../config/version.js';
+import type { AccountAdmin } from '../../core/account-admin.js';
+import { ConfigError } from '../../core/config-error.js';
+import type { JobStore } from '../../core/jobs.js';
+import type { Route } from '../../core/plugin.js';
+import type { AccountStore, Logger } from '../../core/ports.js';
 import { PluginError } from '../../core/registry.js';
-import type { Logger } from '../../core/ports.js';
+import type { SearchIndex } from '../../core/search.js';
+import { ACCOUNTS_HELP, accountsCommand } from './accounts.js';
+import { INDEX_HELP } from './index-cmd.js';
+import { CRAWL_HELP, type LocalCrawler } from './crawl-cmd.js';
+import { API_HELP } from './api-cmds.js';
+import type { DoctorProbes, DoctorSettings } from './doctor.js';
+import { CommandError, UsageError } from './errors.js';
 
-const HELP = `scour ${VERSION}: web search, scrape and research API
+/** The settings the commands read (the composition root's Settings has these and more). */
+export interface CliSettings extends DoctorSettings {
+  readonly logLevel: string;
+  readonly bootstrapKey: boolean;
+  readonly workerConcurrency: number;
+}
+
+/** A whole Scour as the commands use it (config/container.ts builds it). */
+export interface CliScour {
+  readonly logger: Logger;
+  readonly app: { readonly compiled: readonly { readonly route: Route<any, any> }[] };
+  start(): Promise<{ readonly url: string }>;
+  startWorker(): Promise<{ readonly workerId: string; readonly mode: string }>;
+  stop(): Promise<boolean>;
+  bootstrap(): Promise<{ readonly apiKey: string; readonly accountId: string } | undefined>;
+}
+
+interface Closable {
+  close(): Promise<void> | void;
+}
+
+/**
+ * What the commands run on, from the composition root. Everything that
+ * loads more than the command line needs is a function, called once the
+ * command is known (so `scour accounts ...` loads no HTTP or plugin code).
+ */
+export interface CliHost<S extends CliSettings = CliSettings> {
+  readonly version: string;
+  /** The environment variables the settings read, each with its one-line description (for help). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The settings from the environment; throws ConfigError when one is invalid. */
+  loadSettings(): S;
+  /** The API server (role 'serve') or a jobs worker (role 'worker') on these settings. */
+  createScour(settings: S, role: 'serve' | 'worker'): Promise<CliScour>;
+  /** Account administration on the configured store, without the server. */
+  openAccounts(settings: S): Promise<{ readonly accounts: AccountAdmin; readonly jobs: JobStore } & Closable>;
+  /** The configured account store. */
+  openStore(settings: S): Promise<{ readonly store: AccountStore } & Closable>;
+  /** The configured local search index. */
+  openSearchIndex(settings: S): Promise<{ readonly index: SearchIndex } & Closable>;
+  /** What `scour crawl --local` crawls with (loads Crawlee, the fetcher and the extractors). */
+  localCrawler(settings: S): Promise<LocalCrawler>;
+  /** What `scour doctor` borrows from plugins (the process reader, the proxy list parser). */
+  doctorProbes(): Promise<DoctorProbes>;
+}
+
+const help = (host: CliHost<any>) => `scour ${host.version}: web search, scrape and research API
 
 Usage:
   scour serve        start the HTTP API (default)
@@ -36,13 +90,12 @@ ${ACCOUNTS_HELP}
 ${INDEX_HELP}
 ${CRAWL_HELP}
 Environment (all optional):
-${Object.entries(ENV_VARS).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
+${Object.entries(host.environment).map(([k, v]) => `  ${k.padEnd(26)}${v}`).join('\n')}
 `;
 
-async function serve(): Promise<void> {
-  const settings = loadSettings();
-  const { createScour } = await import('../../config/container.js');
-  const scour = await createScour({ settings });
+async function serve<S extends CliSettings>(host: CliHost<S>): Promise<void> {
+  const settings = host.loadSettings();
+  const scour = await host.createScour(settings, 'serve');
   let url: string;
   try {
     ({ url } = await scour.start());
@@ -51,7 +104,7 @@ async function serve(): Promise<void> {
     await scour.stop().catch(() => undefined);
     throw e;
   }
-  scour.logger.info({ url, adapter: settings.httpAdapter, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
+  scour.logger.info({ url, adapter: settings.httpAdapter, version: host.version, store: settings.databaseUrl ? 'postgres' : 'sqlite', limiter: settings.redisUrl ? 'redis' : 'memory' }, `Scour listening on ${url}`);
   await warnIfNoChromium(scour.logger, settings.chromiumPath);
   const stopping = onSignals(scour.logger, () => scour.stop(), 'finishing in-flight requests');
   if (settings.bootstrapKey) {
@@ -105,23 +158,21 @@ function onSignals(logger: Logger, stop: () => Promise<boolean>, what: string): 
   return () => stopping;
 }
 
-async function worker(): Promise<void> {
-  const settings = loadSettings();
-  const { createScour } = await import('../../config/container.js');
-  const scour = await createScour({ settings, role: 'worker' });
+async function worker<S extends CliSettings>(host: CliHost<S>): Promise<void> {
+  const settings = host.loadSettings();
+  const scour = await host.createScour(settings, 'worker');
   const { workerId, mode } = await scour.startWorker();
-  scour.logger.info({ worker: workerId, mode, concurrency: settings.workerConcurrency, version: VERSION, store: settings.databaseUrl ? 'postgres' : 'sqlite' }, `Scour worker ${workerId} running jobs (${mode})`);
+  scour.logger.info({ worker: workerId, mode, concurrency: settings.workerConcurrency, version: host.version, store: settings.databaseUrl ? 'postgres' : 'sqlite' }, `Scour worker ${workerId} running jobs (${mode})`);
   await warnIfNoChromium(scour.logger, settings.chromiumPath);
   onSignals(scour.logger, () => scour.stop(), 'interrupting running jobs (another process resumes them)');
 }
 
 /** Run a command on the configured account store and search index (no server), closing both however it ends. */
-async function withIndex(work: (settings: Settings, index: SearchIndex, store: AccountStore) => Promise<number>): Promise<number> {
-  const settings = { ...loadSettings(), logLevel: 'silent' as const };
-  const { openSearchIndex, openStore } = await import('../../config/store.js');
-  const opened = await openStore(settings);
+async function withIndex<S extends CliSettings>(host: CliHost<S>, work: (settings: S, index: SearchIndex, store: AccountStore) => Promise<number>): Promise<number> {
+  const settings = quiet(host);
+  const opened = await host.openStore(settings);
   try {
-    const { index, close } = await openSearchIndex(settings);
+    const { index, close } = await host.openSearchIndex(settings);
     try {
       return await work(settings, index, opened.store);
     } finally {
@@ -153,26 +204,28 @@ async function apiMain(cmd: string, args: readonly string[]): Promise<void> {
   });
 }
 
+/** The settings, with logging off (commands that print their own output). */
+const quiet = <S extends CliSettings>(host: CliHost<S>): S => ({ ...host.loadSettings(), logLevel: 'silent' });
+
 /** The help printed after a wrong command line. */
 let usageHelp: string = ACCOUNTS_HELP;
 
-async function main(argv: readonly string[]): Promise<void> {
+async function main<S extends CliSettings>(argv: readonly string[], host: CliHost<S>): Promise<void> {
   const cmd = argv[0] ?? 'serve';
   switch (cmd) {
     case 'serve':
-      return serve();
+      return serve(host);
     case 'worker':
-      return worker();
+      return worker(host);
     case 'doctor': {
       const { doctor } = await import('./doctor.js');
-      process.exitCode = await doctor(loadSettings(), argv.slice(1));
+      process.exitCode = await doctor(host.loadSettings(), argv.slice(1), { version: host.version, probes: () => host.doctorProbes() });
       return;
     }
     case 'openapi': {
-      const { createScour } = await import('../../config/container.js');
       const { openApiDocument } = await import('../../core/openapi.js');
-      const scour = await createScour({ settings: { ...loadSettings(), logLevel: 'silent' } });
-      process.stdout.write(`${JSON.stringify(openApiDocument(scour.app.compiled.map((c) => c.route), { title: 'Scour API', version: VERSION }), null, 2)}\n`);
+      const scour = await host.createScour(quiet(host), 'serve');
+      process.stdout.write(`${JSON.stringify(openApiDocument(scour.app.compiled.map((c) => c.route), { title: 'Scour API', version: host.version }), null, 2)}\n`);
       await scour.stop();
       return;
     }
@@ -182,9 +235,7 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'webhooks': {
       // The command line is checked before the store is opened: a typo never touches the database.
       const work = accountsCommand(cmd, argv.slice(1));
-      const settings = { ...loadSettings(), logLevel: 'silent' as const };
-      const { openAccounts } = await import('../../config/store.js');
-      const { accounts, jobs, close } = await openAccounts(settings);
+      const { accounts, jobs, close } = await host.openAccounts(quiet(host));
       try {
         process.stdout.write(await work(accounts, jobs));
       } finally {
@@ -195,7 +246,7 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'index': {
       const { indexCommand } = await import('./index-cmd.js');
       usageHelp = INDEX_HELP;
-      process.exitCode = await withIndex((settings, index, store) => indexCommand(argv.slice(1), {
+      process.exitCode = await withIndex(host, (_settings, index, store) => indexCommand(argv.slice(1), {
         index, store, tty: process.stderr.isTTY === true, stdin: process.stdin,
         out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
       }));
@@ -212,8 +263,8 @@ async function main(argv: readonly string[]): Promise<void> {
         abort.abort();
         process.once('SIGINT', () => process.exit(130));
       });
-      process.exitCode = await withIndex((settings, index, store) => crawlCommand(argv.slice(1).filter((a) => a !== '--local'), {
-        settings, index, store, tty: process.stderr.isTTY === true, signal: abort.signal,
+      process.exitCode = await withIndex(host, (settings, index, store) => crawlCommand(argv.slice(1).filter((a) => a !== '--local'), {
+        crawler: () => host.localCrawler(settings), index, store, tty: process.stderr.isTTY === true, signal: abort.signal,
         out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t),
       }));
       return;
@@ -243,36 +294,39 @@ async function main(argv: readonly string[]): Promise<void> {
       return apiMain(cmd, argv.slice(1));
     case 'mcp': {
       const { runMcpStdio } = await import('../mcp/stdio.js');
-      return runMcpStdio({ env: process.env, version: VERSION });
+      return runMcpStdio({ env: process.env, version: host.version });
     }
     case 'version':
     case '--version':
-      process.stdout.write(`${VERSION}\n`);
+      process.stdout.write(`${host.version}\n`);
       return;
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(HELP);
+      process.stdout.write(help(host));
       return;
     default:
-      process.stderr.write(`scour: unknown command ${JSON.stringify(cmd)}\n\n${HELP}`);
+      process.stderr.write(`scour: unknown command ${JSON.stringify(cmd)}\n\n${help(host)}`);
       process.exitCode = 2;
   }
 }
 
-main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof UsageError) {
-    process.stderr.write(`scour: ${e.message}\n\n${usageHelp}`);
-    process.exit(2);
-  }
-  if (e instanceof CommandError || (e instanceof Error && (e as { code?: unknown }).code === 'LISTEN_FAILED')) {
-    process.stderr.write(`scour: ${e.message}\n`);
+/** Runs one command line; a failure is printed as one line (a usage error with the help after it) and exits 2 (usage, settings, plugins) or 1. */
+export function runCli<S extends CliSettings>(argv: readonly string[], host: CliHost<S>): Promise<void> {
+  return main(argv, host).catch((e: unknown) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`scour: ${e.message}\n\n${usageHelp}`);
+      process.exit(2);
+    }
+    if (e instanceof CommandError || (e instanceof Error && (e as { code?: unknown }).code === 'LISTEN_FAILED')) {
+      process.stderr.write(`scour: ${e.message}\n`);
+      process.exit(1);
+    }
+    if (e instanceof ConfigError || e instanceof PluginError) {
+      process.stderr.write(`scour: ${e.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`scour: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
-  }
-  if (e instanceof ConfigError || e instanceof PluginError) {
-    process.stderr.write(`scour: ${e.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`scour: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
-});
+  });
+}
