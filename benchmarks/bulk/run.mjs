@@ -32,7 +32,9 @@
 // BENCH_SWEEP (1,2,4,8,16; empty: none), BENCH_SWEEP_ROUNDS (3),
 // BENCH_SINGLE (100; 0: none), BENCH_SINGLE_WARMUP (30 single scrapes on
 // each server first, not counted), BENCH_BASELINE (inprocess: a second server
-// with SCOUR_EXTRACTION_WORKERS=0; none: no second server),
+// with SCOUR_EXTRACTION_WORKERS=0; buffered: SCOUR_STREAMING=false; build:
+// the same settings, from the build BENCH_BASELINE_ROOT names, to compare
+// two commits; none: no second server),
 // BENCH_BASELINE_ROOT (run the baseline from another build instead, e.g. the
 // commit before; default: the same build), BENCH_CHEERIO_WARMUP (32),
 // BENCH_SAMPLE_MS (100), BENCH_PIN (none: every process may use every core;
@@ -88,11 +90,12 @@ const TARGET_RATIO = 0.6;
 
 if (SWEEP.some((c) => !Number.isInteger(c) || c < 1)) fail(2, 'BENCH_SWEEP: comma-separated integers >= 1');
 if (PIN !== 'none' && PIN !== 'split') fail(2, 'BENCH_PIN must be none or split');
-if (BASELINE !== 'inprocess' && BASELINE !== 'buffered' && BASELINE !== 'none') fail(2, 'BENCH_BASELINE must be inprocess, buffered or none');
+if (!['inprocess', 'buffered', 'build', 'none'].includes(BASELINE)) fail(2, 'BENCH_BASELINE must be inprocess, buffered, build or none');
+if (BASELINE === 'build' && env.BENCH_BASELINE_ROOT === undefined) fail(2, 'BENCH_BASELINE=build needs BENCH_BASELINE_ROOT (a built checkout of the other commit)');
 /** The second server: extraction in the main thread, or the answer buffered whole (SCOUR_STREAMING=false, as before streaming). */
-const BASELINE_ENV = BASELINE === 'buffered' ? { SCOUR_STREAMING: 'false' } : { SCOUR_EXTRACTION_WORKERS: '0' };
-const BASE_LABEL = BASELINE === 'buffered' ? 'buffered' : 'in-process';
-const BASE_KIND = BASELINE === 'buffered' ? 'SCOUR_STREAMING=false' : 'SCOUR_EXTRACTION_WORKERS=0';
+const BASELINE_ENV = BASELINE === 'buffered' ? { SCOUR_STREAMING: 'false' } : BASELINE === 'build' ? {} : { SCOUR_EXTRACTION_WORKERS: '0' };
+const BASE_LABEL = BASELINE === 'buffered' ? 'buffered' : BASELINE === 'build' ? 'baseline build' : 'in-process';
+const BASE_KIND = BASELINE === 'buffered' ? 'SCOUR_STREAMING=false' : BASELINE === 'build' ? 'the same settings' : 'SCOUR_EXTRACTION_WORKERS=0';
 if (process.platform !== 'linux') fail(1, 'bench:bulk reads /proc: Linux only');
 /** The built CLI entry of a checkout (dist/config/cli.js; a build from before it moved has dist/adapters/cli/main.js). */
 const cliEntry = (r) => (existsSync(join(r, 'dist/config/cli.js')) || !existsSync(join(r, 'dist/adapters/cli/main.js')) ? 'dist/config/cli.js' : 'dist/adapters/cli/main.js');
@@ -419,12 +422,12 @@ try {
     '',
     `## Bulk scrape: ${N_URLS} pages, ${ROUNDS} interleaved rounds, concurrency ${CONCURRENCY} on every side${canPin ? ' (target on core 0, this process and the site on core 1)' : `, no pinning (${cores} cores shared)`}`,
     '',
-    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte, Accept-Encoding ${ACCEPT_ENCODING ?? 'gzip, deflate (fetch\'s default)'}${SERVER_ENV && Object.keys(SERVER_ENV).length ? ` (server env ${JSON.stringify(SERVER_ENV)})` : ''}; ${BASE_LABEL}: the same build with ${BASE_KIND}. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
+    `Scour: one POST /v1/scrape/bulk with ${Object.keys(EXTRACTORS).join(', ')} (text_content always), send to last byte, Accept-Encoding ${ACCEPT_ENCODING ?? 'gzip, deflate (fetch\'s default)'}${SERVER_ENV && Object.keys(SERVER_ENV).length ? ` (server env ${JSON.stringify(SERVER_ENV)})` : ''}; ${BASE_LABEL}: ${BASELINE === 'build' ? `the build at ${BASELINE_ROOT} with` : 'the same build with'} ${BASE_KIND}. Cheerio: Crawlee CheerioCrawler in its own process (no retries, storage in memory) extracting text, absolute links, images, meta, JSON-LD; crawler.run() start to end, after a ${CHEERIO_WARMUP}-URL warm-up crawl.`,
     '',
     '| target | median s | min s | rounds (s) | peak RSS MiB | peak PSS MiB | ok |',
     '|---|---:|---:|---|---:|---:|---:|',
     row('Scour bulk, all extractors (extraction pool)', scour, 'scour', 'succeeded'),
-    ...(inprocess ? [row(BASELINE === 'buffered' ? 'Scour bulk, answer buffered whole (before streaming)' : 'Scour bulk, extraction in-process (before)', inprocess, 'baseline', 'succeeded')] : []),
+    ...(inprocess ? [row(BASELINE === 'buffered' ? 'Scour bulk, answer buffered whole (before streaming)' : BASELINE === 'build' ? 'Scour bulk, all extractors, baseline build (BENCH_BASELINE_ROOT)' : 'Scour bulk, extraction in-process (before)', inprocess, 'baseline', 'succeeded')] : []),
     row('Crawlee CheerioCrawler', cheerio, 'cheerio', 'pages'),
     '',
     `Scour / Cheerio (median time): ${ratio.toFixed(2)} (target <= ${TARGET_RATIO})${ratioInprocess !== undefined ? `; ${BASE_LABEL} / Cheerio: ${ratioInprocess.toFixed(2)}; Scour / ${BASE_LABEL}: ${(scour.median_ms / inprocess.median_ms).toFixed(2)}` : ''}.`,

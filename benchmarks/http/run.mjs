@@ -87,6 +87,15 @@ const BILLABLE_PATH = '/test/billable';
 const BILLABLE_BODY = '{"cost":1}';
 /** The same, charged after the work without a hold (the reserve stage's chargeAfter option). */
 const BILLABLE_AFTER_BODY = '{"cost":1,"charge_after":true}';
+/**
+ * BENCH_BASELINE_ROOT: another checkout, built (e.g. the commit before a
+ * refactor): its Scour joins the tools and usage groups as rows of its own
+ * (Scour over uWS, and GET /v1/usage embedded), in the same interleaved
+ * rounds, with a same-round ratio to this build's.
+ */
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT || undefined;
+/** The built CLI entry of a checkout (dist/config/cli.js; a build from before it moved has dist/adapters/cli/main.js). */
+const cliEntry = (r) => (existsSync(join(r, 'dist/config/cli.js')) || !existsSync(join(r, 'dist/adapters/cli/main.js')) ? join(r, 'dist/config/cli.js') : join(r, 'dist/adapters/cli/main.js'));
 const only = (process.env.BENCH_ONLY ?? GROUPS.join(',')).split(',').map((g) => g.trim()).filter(Boolean);
 for (const g of only) {
   if (!GROUPS.includes(g)) {
@@ -224,11 +233,13 @@ const allTargets = [
   { id: 'bare_uws', group: 'tools', name: 'bare uWS (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: postLoad },
   { id: 'ideal_uws', group: 'tools', name: 'hand-written uWS, same contract', args: ['benchmarks/http/servers/ideal-uws.mjs'], env: {}, load: postLoad },
   { id: 'scour_uws', group: 'tools', name: 'Scour over uWS', args: ['dist/config/cli.js', 'serve'], env: scourUws, load: postLoad },
+  ...(BASELINE_ROOT ? [{ id: 'scour_uws_baseline', group: 'tools', name: 'Scour over uWS, baseline build (BENCH_BASELINE_ROOT)', args: [cliEntry(BASELINE_ROOT), 'serve'], env: scourUws, load: postLoad }] : []),
   { id: 'scour_node', group: 'tools', name: 'Scour over node:http', args: ['dist/config/cli.js', 'serve'], env: { ...scourEnv, SCOUR_HTTP_ADAPTER: 'node' }, load: postLoad },
   { id: 'fastify', group: 'tools', name: 'Fastify (baseline)', args: ['benchmarks/http/servers/fastify.mjs'], env: {}, load: postLoad },
   // The usage rows, the bare GET placed right before the two it is paired with.
   { id: 'bare_uws_get', group: 'usage', name: 'bare uWS, fixed body (ceiling)', args: ['benchmarks/http/servers/bare-uws.mjs'], env: {}, load: runs('usage') && usageLoad(usage.bare) },
   { id: 'scour_usage_embedded', group: 'usage', name: 'Scour/uWS, embedded (SQLite, in-process limiter)', args: ['dist/config/cli.js', 'serve'], env: usage.embedded.env, load: runs('usage') && usageLoad(usage.embedded) },
+  ...(BASELINE_ROOT ? [{ id: 'scour_usage_embedded_baseline', group: 'usage', name: 'Scour/uWS, embedded, baseline build (BENCH_BASELINE_ROOT)', args: [cliEntry(BASELINE_ROOT), 'serve'], env: usage.embedded.env, load: runs('usage') && usageLoad(usage.embedded) }] : []),
   { id: 'scour_usage_shared', group: 'usage', name: 'Scour/uWS, shared (PostgreSQL, Redis)', args: ['dist/config/cli.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
   { id: 'scour_usage_shared_single', group: 'usage', name: 'Scour/uWS, shared, group commit off (one read per request)', args: ['--import', './benchmarks/http/servers/group-commit-off.mjs', 'dist/config/cli.js', 'serve'], env: usage.shared.env, load: runs('usage') && usageLoad(usage.shared), shared: true },
   { id: 'scour_search_shared', group: 'billable', name: `Scour/uWS, shared: POST ${SEARCH_PATH} (local index, 1 credit) at ${RATE} req/s`, args: ['dist/config/cli.js', 'serve'], env: usage.billable.env, load: runs('billable') && billableLoad(usage.billable), shared: true },
@@ -469,6 +480,8 @@ const pairedCpu = (a, b) => (samples[a]?.length && samples[b]?.length ? medianOf
 const ratios = {
   scour_uws_vs_bare_uws: paired('scour_uws', 'bare_uws'),
   scour_uws_vs_fastify: paired('scour_uws', 'fastify'),
+  scour_uws_vs_baseline_build: paired('scour_uws', 'scour_uws_baseline'),
+  scour_usage_embedded_vs_baseline_build: paired('scour_usage_embedded', 'scour_usage_embedded_baseline'),
   scour_uws_vs_hand_written: paired('scour_uws', 'ideal_uws'),
   hand_written_vs_bare_uws: paired('ideal_uws', 'bare_uws'),
   scour_node_vs_fastify: paired('scour_node', 'fastify'),
@@ -511,6 +524,7 @@ const lines = [
     '| server | requests/s | p50 ms | p99 ms | vs bare uWS | vs Fastify | rounds (req/s) |',
     '|---|---:|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'tools').map((r) => `| ${r.name} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws') * 100).toFixed(0)}% | ${paired(r.id, 'fastify').toFixed(2)}x | ${r.samples.map(fmt).join(', ')} |`),
+    ...(BASELINE_ROOT ? ['', `Scour over uWS, this build vs the baseline build, same rounds: ${(ratios.scour_uws_vs_baseline_build * 100).toFixed(0)}%`] : []),
   ] : []),
   ...(runs('usage') ? [
     '',
@@ -520,6 +534,7 @@ const lines = [
     '|---|---|---:|---:|---:|---:|---|',
     ...results.filter((r) => r.group === 'usage').map((r) => `| ${r.name} | GET ${r.path} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(paired(r.id, 'bare_uws_get') * 100).toFixed(0)}% | ${r.samples.map(fmt).join(', ')} |`),
     '',
+    ...(BASELINE_ROOT ? [`Scour GET ${USAGE_PATH} (embedded), this build vs the baseline build, same rounds: ${(ratios.scour_usage_embedded_vs_baseline_build * 100).toFixed(0)}%`] : []),
     `Scour GET ${USAGE_PATH}, shared vs embedded: ${(ratios.scour_usage_shared_vs_embedded * 100).toFixed(0)}% (target >= 40%); with group commit off (every request its own read): ${(ratios.scour_usage_shared_single_vs_embedded * 100).toFixed(0)}%`,
   ] : []),
   ...(runs('billable') ? [
@@ -593,6 +608,6 @@ const out = {
   targets: targetsMet,
 };
 mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
-const resultFile = onlyTargets !== undefined ? `http-${onlyTargets.join('-')}.json` : only.length === GROUPS.length ? 'http.json' : `http-${only.join('-')}.json`;
+const resultFile = `${onlyTargets !== undefined ? `http-${onlyTargets.join('-')}` : only.length === GROUPS.length ? 'http' : `http-${only.join('-')}`}${BASELINE_ROOT ? '-vs-baseline' : ''}.json`;
 writeFileSync(join(root, 'benchmarks/results', resultFile), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`\nwrote benchmarks/results/${resultFile}`);
