@@ -79,7 +79,7 @@ const DEFINES_PLUGIN = /\bdefine(?:Extractor|Analyser|Exporter|Operation|Tool|Pr
 /**
  * A module of a kind folder itself rather than a plugin: a file directly
  * under the kind folder that defines no plugin (the kind's shared helpers,
- * such as extractors/dom.ts, and its index.ts, the catalogue of its
+ * such as extractors/links-reader.ts, and its index.ts, the catalogue of its
  * built-ins). The kind's plugins may import these, and the catalogue its
  * kind's plugins.
  */
