@@ -8,7 +8,7 @@
  */
 import {
   domainOf, onSite, type FilterName, type ParsedQuery, type ProviderResponse, type ProviderResult, type QueryItem, type SearchFilters,
-  type SearchProviderPlugin,
+  type ProviderPauses, type SearchProviderPlugin,
 } from './search.js';
 
 /** A provider's failure or note, as a search reports it. */
@@ -18,8 +18,52 @@ export type Outcome =
   | { readonly provider: string; readonly ok: true; readonly response: ProviderResponse }
   | { readonly provider: string; readonly ok: false; readonly warning: SearchWarning };
 
-/** Ask one provider, bounded by its time; never fails (a failure is a warning). Search and research both ask with it. */
-export function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal): Promise<Outcome> {
+/** The pauses `ask` honours and records, with the clock it reads them by. */
+export interface PauseBook {
+  readonly pauses: ProviderPauses;
+  readonly now: () => number;
+}
+
+/** Pauses held in this process only (embedded mode; the shared store's view in adapters/search/pauses.ts builds on it). */
+export function memoryPauses(): ProviderPauses & { readonly entries: () => ReadonlyMap<string, number> } {
+  const until = new Map<string, number>();
+  return {
+    pausedUntil(id, now) {
+      const t = until.get(id);
+      if (t === undefined) return undefined;
+      if (t <= now) { until.delete(id); return undefined; }
+      return t;
+    },
+    pause(id, t) {
+      // A later pause never shortens an earlier, longer one.
+      if ((until.get(id) ?? 0) < t) until.set(id, t);
+    },
+    entries: () => until,
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Ask one provider, bounded by its time; never fails (a failure is a
+ * warning). Search and research both ask with it. With `book`, a provider
+ * paused after rate-limiting us is not asked until its pause ends (warning
+ * PROVIDER_PAUSED), and a provider that rejects with ProviderRateLimited is
+ * paused for the time its service asked (warning PROVIDER_RATE_LIMITED).
+ */
+export function ask(
+  p: SearchProviderPlugin, run: (signal: AbortSignal) => Promise<ProviderResponse>, timeoutMs: number, outer: AbortSignal, book?: PauseBook,
+): Promise<Outcome> {
+  if (book !== undefined) {
+    const now = book.now();
+    const until = book.pauses.pausedUntil(p.id, now);
+    if (until !== undefined && until > now) {
+      return Promise.resolve({
+        provider: p.id, ok: false,
+        warning: { provider: p.id, code: 'PROVIDER_PAUSED', message: `${p.id} was not asked: it rate-limited Scour and is paused until ${iso(until)} (${Math.ceil((until - now) / 1000)} s more)` },
+      });
+    }
+  }
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer.reason);
   outer.addEventListener('abort', onOuter, { once: true });
@@ -38,6 +82,16 @@ export function ask(p: SearchProviderPlugin, run: (signal: AbortSignal) => Promi
         const code = typeof (e as { code?: unknown })?.code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test((e as { code: string }).code)
           ? (e as { code: string }).code : 'PROVIDER_FAILED';
         const message = e instanceof Error ? e.message : String(e);
+        const wait = (e as { retryAfterMs?: unknown })?.retryAfterMs;
+        if (code === 'PROVIDER_RATE_LIMITED' && typeof wait === 'number' && Number.isFinite(wait) && wait > 0) {
+          // At most a day: a service that asks for longer is asked again tomorrow.
+          const ms = Math.min(wait, 86_400_000);
+          if (book !== undefined) {
+            const until = book.now() + ms;
+            book.pauses.pause(p.id, until);
+            return { provider: p.id, ok: false, warning: { provider: p.id, code, message: `${p.id} rate-limited Scour: ${message}; it is paused for ${Math.ceil(ms / 1000)} s, until ${iso(until)}`.slice(0, 1000) } };
+          }
+        }
         return { provider: p.id, ok: false, warning: { provider: p.id, code, message: `${p.id} failed: ${message}`.slice(0, 1000) } };
       },
     );

@@ -317,6 +317,20 @@ export interface ProviderResult {
   readonly country?: string | null;
   /** false: explicit; true: safe; null/absent: unknown. */
   readonly safe?: boolean | null;
+  /** A scholarly work's DOI (bare, `10.x/y`, lower case), when the provider knows it. */
+  readonly doi?: string | null;
+  /** Authors as the provider names them ("Ada Lovelace"), in order. */
+  readonly authors?: readonly string[];
+  /** Journal, conference, repository or site that published it. */
+  readonly venue?: string | null;
+  /** An open-access full text (PDF or HTML) research reads before falling back to `abstract`. */
+  readonly fullTextUrl?: string | null;
+  /**
+   * The work's abstract, or the item's whole text, plain, when the provider
+   * gives it: research reads it when neither the full text nor the page can
+   * be read (a snippet is cut; this is not).
+   */
+  readonly abstract?: string | null;
 }
 
 export interface ProviderWarning {
@@ -336,10 +350,44 @@ export interface ProviderResponse {
   readonly warnings?: readonly ProviderWarning[];
 }
 
+/** The kinds of source a provider returns (research asks only providers that can return the kinds it wants). */
+export type ProviderKind = 'web' | 'academic' | 'news' | 'social' | 'reference';
+
+/**
+ * Rejected by a provider whose service asked us to slow down (HTTP 429,
+ * `Retry-After`, Stack Exchange's `backoff`): the search pauses the provider
+ * for `retryAfterMs` (every process, in shared mode) and says so in a warning.
+ */
+export class ProviderRateLimited extends Error {
+  override readonly name = 'ProviderRateLimited';
+  readonly code = 'PROVIDER_RATE_LIMITED';
+  /** How long the service asked us to wait, in ms. */
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * Which providers are paused, and until when: this process's view, kept
+ * current from a shared store in shared mode (adapters/search/pauses.ts).
+ */
+export interface ProviderPauses {
+  /** Epoch ms until which `id` is paused, or undefined when it may be asked. */
+  pausedUntil(id: string, now: number): number | undefined;
+  /** Pause `id` until `until` (epoch ms), here and in every process sharing the store. */
+  pause(id: string, until: number): void;
+}
+
 /** A search provider: asked by the search operation, together with every other enabled one. */
 export interface SearchProviderPlugin<N extends string = string> extends PluginBase<N, 'search-provider'> {
   /** What `SCOUR_SEARCH_PROVIDERS` and a result's `source` call it: lower-case letters, digits, hyphens. */
   readonly id: string;
+  /** The kinds of source it returns; undefined: any (a general web index). Research's `sources` picks providers by it. */
+  readonly kinds?: readonly ProviderKind[];
+  /** Where its queries go (a base URL without credentials), for `scour doctor` and the docs; undefined: nowhere (the local index). */
+  readonly endpoint?: string;
   /**
    * Filters and operators it applies itself on every request, declared up
    * front. A request using a filter not declared here asks this provider for

@@ -15,3 +15,7 @@ export const defineSearchProvider = <const N extends string>(p: Omit<SearchProvi
   ...p,
   kind: 'search-provider',
 });
+
+export { ProviderRateLimited } from '../../core/search.js';
+export type { ProviderKind, ProviderPauses } from '../../core/search.js';
+export * from './provider.js';
