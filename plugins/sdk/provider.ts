@@ -112,6 +112,13 @@ export interface ExchangeRequest {
   readonly body?: string;
   readonly timeoutMs?: number | undefined;
   readonly signal: AbortSignal;
+  /**
+   * Statuses besides 2xx that resolve with the answer instead of rejecting,
+   * for a service whose error bodies say more than the status does (arXiv's
+   * 400 with an Atom error feed, OpenAlex's 403 that is a refused parameter
+   * or a rate limit): the provider reads them and fails as they say.
+   */
+  readonly passStatuses?: readonly number[];
 }
 
 export interface Exchanged {
@@ -186,7 +193,8 @@ export const envId = (id: string): string => id.toUpperCase().replace(/-/g, '_')
 
 /**
  * One guarded exchange with a provider's service; resolves with the answer
- * only when it is 2xx. Otherwise rejects with:
+ * only when it is 2xx (or a status the request lists in `passStatuses`).
+ * Otherwise rejects with:
  * - ProviderRateLimited on 429, and on 503 with a Retry-After (the pause is
  *   the Retry-After, or a minute when none is given);
  * - ProviderError PROVIDER_MISCONFIGURED on 401 and 403 (a key refused, an
@@ -217,7 +225,7 @@ export async function exchange(egress: Egress, req: ExchangeRequest): Promise<Ex
   }
   const text = new TextDecoder('utf-8').decode(res.body);
   const status = res.statusCode;
-  if (status >= 200 && status <= 299) return { status, headers: res.headers, text };
+  if ((status >= 200 && status <= 299) || req.passStatuses?.includes(status) === true) return { status, headers: res.headers, text };
   const said = errorText(text);
   const after = retryAfterMs(res.headers['retry-after']);
   if (status === 429 || (status === 503 && after !== undefined)) {
