@@ -116,7 +116,9 @@ export interface ExchangeRequest {
    * Statuses besides 2xx resolved with the answer instead of rejected, for a
    * service whose error body says more than its status (Stack Exchange's 400
    * with error_name throttle_violation, Crossref's 400 validation-failure and
-   * the rate-limit headers of its 429): the provider maps them itself.
+   * the rate-limit headers of its 429, arXiv's 400 with an Atom error feed,
+   * OpenAlex's 403 that is a refused parameter or a rate limit): the
+   * provider maps them itself.
    */
   readonly answerStatuses?: readonly number[];
 }
