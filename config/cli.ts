@@ -17,9 +17,12 @@ const host: CliHost<Settings> = {
   openStore: async (settings) => (await import('./store.js')).openStore(settings),
   openSearchIndex: async (settings) => (await import('./store.js')).openSearchIndex(settings),
   localCrawler: async (settings) => (await import('./local-crawl.js')).localCrawler(settings),
-  doctorProbes: async () => {
+  doctorProbes: async (settings) => {
     const [processes, proxies] = await Promise.all([import('../plugins/fetchers/browser/processes.js'), import('../plugins/proxies/configured.js')]);
-    return { processTree: processes.processTree, looksLike: processes.looksLike, parseProxies: (text) => proxies.parseProxyConfig(text), redactProxyUrl: proxies.redactProxyUrl };
+    return {
+      processTree: processes.processTree, looksLike: processes.looksLike, parseProxies: (text) => proxies.parseProxyConfig(text), redactProxyUrl: proxies.redactProxyUrl,
+      searchProviders: async () => (await import('./search.js')).providerProbes(settings),
+    };
   },
 };
 

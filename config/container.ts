@@ -6,6 +6,9 @@
  * compiler checks every hand-over). `start` listens, `stop` drains and
  * releases everything in reverse order.
  */
+import { RedisPauses } from '../adapters/search/pauses.js';
+import { memoryPauses } from '../core/search-merge.js';
+import type { ProviderPauses } from '../core/search.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Effect } from 'effect';
@@ -136,6 +139,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   let store: AccountStore;
   let jobStore: JobStore;
   let limiter: RateLimiter;
+  let pauses: ProviderPauses = memoryPauses();
   let searchIndex: SearchIndex;
   try {
     const opened = await openStore(settings);
@@ -155,6 +159,11 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       closers.push(() => bus.close());
       await bus.connect();
       store = new CachedAccountStore(store, bus, { ttlMs: settings.keyCacheTtlSeconds * 1000, logger });
+      // Search providers that rate-limit one process are left alone by all of them.
+      const shared = new RedisPauses({ url: settings.redisUrl, prefix: settings.redisPrefix });
+      closers.push(() => shared.close());
+      await shared.connect();
+      pauses = shared;
     } else {
       const memory = new MemoryRateLimiter(clock);
       closers.push(() => memory.dispose());
@@ -170,7 +179,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex), ...researchPlugins(settings, searchIndex, blobs)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, { pauses, now: () => clock.now() }), ...researchPlugins(settings, searchIndex, blobs)];
   } catch (e) {
     await closeAll();
     throw e;

@@ -4,6 +4,7 @@
  * start on an invalid setting.
  */
 
+import { BUILTIN_PROVIDERS, defaultBuiltinProviders, envId, providerVariables } from './providers.js';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_WEBHOOK_SCHEDULE_SECONDS, parseWebhookSchedule } from '../core/webhooks.js';
 import { ConfigError } from '../core/config-error.js';
@@ -86,8 +87,16 @@ export interface Settings {
   readonly webhookSchedule: readonly number[];
   /** One webhook attempt's whole exchange. */
   readonly webhookTimeoutMs: number;
-  /** Search providers by id, in priority order; undefined: `local`, plus `searxng` when searxngUrl is set. */
+  /**
+   * Search providers by id, in priority order; undefined: `local`, every
+   * keyless built-in provider, each keyed one whose settings are set, and
+   * `searxng` when searxngUrl is set (enabledSearchProviders).
+   */
   readonly searchProviders: readonly string[] | undefined;
+  /** Built-in providers' settings by id (SCOUR_PROVIDER_<ID>_URL, _KEY, ...): { URL, KEY, CX, ... }. */
+  readonly providerSettings: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** A contact address sent where a service asks for one (OpenAlex's and Crossref's polite pools). */
+  readonly contactEmail: string | undefined;
   /** Base URL of a SearXNG instance (its JSON API). */
   readonly searxngUrl: string | undefined;
   /** How long one provider may take before the search goes on without it. */
@@ -138,6 +147,8 @@ export const DEFAULTS: Settings = {
   webhookSchedule: DEFAULT_WEBHOOK_SCHEDULE_SECONDS,
   webhookTimeoutMs: 10_000,
   searchProviders: undefined,
+  providerSettings: {},
+  contactEmail: undefined,
   searxngUrl: undefined,
   searchProviderTimeoutMs: 5_000,
   indexScrapes: false,
@@ -184,7 +195,9 @@ export const ENV_VARS = {
   SCOUR_WORKER_CONCURRENCY: 'Bulk jobs one process runs at once (each runs its URLs at its own concurrent_requests). Default 2.',
   SCOUR_WEBHOOK_SCHEDULE: 'Delays between webhook attempts, e.g. 2s,10s,1m,5m,30m,2h (the default): 1 to 20 entries from 1 s to 24 h; each gets +-20% jitter.',
   SCOUR_WEBHOOK_TIMEOUT: 'Seconds one webhook attempt may take before it counts as failed. Default 10.',
-  SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, or a plugin\'s id). Default local, plus searxng when SEARXNG_URL is set.',
+  SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, a built-in provider, or a plugin\'s id). Default: local, every keyless built-in provider (wikipedia, openalex, arxiv, crossref, hackernews, stackexchange), each keyed one whose key is set (brave, google, elasticsearch), and searxng when SEARXNG_URL is set. local alone keeps every query on this machine.',
+  SCOUR_CONTACT_EMAIL: 'A contact address sent to the services that ask for one (OpenAlex and Crossref: their polite pools answer faster). Unset: none is sent.',
+  ...providerVariables(),
   LLM_BASE_URL: 'Base URL of an OpenAI-compatible chat endpoint (http://127.0.0.1:8000/v1) that rewrites research summaries, insights and recommendations from the evidence; unset: research is fully deterministic.',
   LLM_MODEL: 'The model name sent to LLM_BASE_URL (required with it).',
   LLM_API_KEY: 'Bearer key for LLM_BASE_URL, if it needs one.',
@@ -287,6 +300,36 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     else if (new Set(searchProviders).size !== searchProviders.length) issues.push(`SCOUR_SEARCH_PROVIDERS names a provider twice (got ${JSON.stringify(providersRaw)})`);
     if (searchProviders.includes('searxng') && searxngUrl === undefined) issues.push('SCOUR_SEARCH_PROVIDERS names searxng but SEARXNG_URL is not set');
   }
+  const providerSettings: Record<string, Record<string, string>> = {};
+  for (const p of BUILTIN_PROVIDERS) {
+    const own: Record<string, string> = {};
+    for (const name of ['URL', 'KEY', ...Object.keys(p.settings)]) {
+      const v = str(`SCOUR_PROVIDER_${envId(p.id)}_${name}`);
+      if (v !== undefined) own[name] = v;
+    }
+    const url = own.URL?.replace(/(?<!\/)\/+$/, '');
+    if (url !== undefined) {
+      own.URL = url;
+      if (!/^https?:\/\/[^/\s?#]+(\/[^\s?#]*)?$/i.test(url)) issues.push(`SCOUR_PROVIDER_${envId(p.id)}_URL must be an absolute http(s) URL without query (got ${JSON.stringify(url)})`);
+    }
+    if (Object.keys(own).length > 0) providerSettings[p.id] = own;
+  }
+  for (const name of Object.keys(env)) {
+    const m = /^SCOUR_PROVIDER_([A-Z0-9_]+?)_(URL|KEY)$/.exec(name);
+    if (m !== null && !BUILTIN_PROVIDERS.some((p) => envId(p.id) === m[1]) && str(name) !== undefined) {
+      issues.push(`${name} names no built-in provider (built-in: ${BUILTIN_PROVIDERS.map((p) => p.id).join(', ')})`);
+    }
+  }
+  if (searchProviders !== undefined) {
+    for (const p of BUILTIN_PROVIDERS) {
+      if (!p.keyless && searchProviders.includes(p.id)) {
+        const missing = p.requires.filter((name) => providerSettings[p.id]?.[name] === undefined);
+        if (missing.length > 0) issues.push(`SCOUR_SEARCH_PROVIDERS names ${p.id} but ${missing.map((n) => `SCOUR_PROVIDER_${envId(p.id)}_${n}`).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`);
+      }
+    }
+  }
+  const contactEmail = str('SCOUR_CONTACT_EMAIL');
+  if (contactEmail !== undefined && !/^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(contactEmail)) issues.push(`SCOUR_CONTACT_EMAIL must be an e-mail address (got ${JSON.stringify(contactEmail)})`);
   const corsRaw = str('SCOUR_CORS_ORIGINS');
   const corsOrigins: string[] = [];
   for (const raw of (corsRaw ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0)) {
@@ -345,6 +388,8 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     webhookSchedule,
     webhookTimeoutMs: int('SCOUR_WEBHOOK_TIMEOUT', 1, 120, DEFAULTS.webhookTimeoutMs / 1000) * 1000,
     searchProviders,
+    providerSettings,
+    contactEmail,
     searxngUrl,
     searchProviderTimeoutMs: int('SCOUR_SEARCH_PROVIDER_TIMEOUT', 1, 60, DEFAULTS.searchProviderTimeoutMs / 1000) * 1000,
     indexScrapes: bool('SCOUR_INDEX_SCRAPES', DEFAULTS.indexScrapes),
@@ -361,7 +406,12 @@ export function jobsMode(s: Pick<Settings, 'jobs' | 'databaseUrl' | 'redisUrl'>)
   return s.databaseUrl !== undefined && s.redisUrl !== undefined ? 'queue' : 'embedded';
 }
 
-/** The search providers a configuration enables, in priority order. */
-export function enabledSearchProviders(s: Pick<Settings, 'searchProviders' | 'searxngUrl'>): readonly string[] {
-  return s.searchProviders ?? (s.searxngUrl !== undefined ? ['local', 'searxng'] : ['local']);
+/**
+ * The search providers a configuration enables, in priority order: the
+ * list given, or local, searxng when SEARXNG_URL is set (the operator's own
+ * metasearch), then the default built-in ones (keyless, and keyed with
+ * their settings).
+ */
+export function enabledSearchProviders(s: Pick<Settings, 'searchProviders' | 'searxngUrl'> & Partial<Pick<Settings, 'providerSettings'>>): readonly string[] {
+  return s.searchProviders ?? ['local', ...(s.searxngUrl !== undefined ? ['searxng'] : []), ...defaultBuiltinProviders(s.providerSettings ?? {})];
 }

@@ -9,8 +9,10 @@
  * binding (not its slow JS fallback), SQLite with FTS5 and the data
  * directory, Chromium (launched, one page opened, its version read),
  * PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, the egress
- * mode and the configured proxies. Nothing here writes data or reaches a
- * network other than the configured servers.
+ * mode, the configured proxies, and each enabled search provider (one
+ * small query each, with a short timeout; `--offline` lists them without
+ * contacting them). Nothing here writes data or reaches a network other
+ * than the configured servers and search providers.
  */
 import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +41,51 @@ export interface DoctorProbes {
   readonly parseProxies: (text: string) => readonly { readonly url: string; readonly type: string; readonly country: string | undefined }[];
   /** A proxy URL for display, credentials masked. */
   readonly redactProxyUrl: (url: string) => string;
+  /** The search providers this configuration enables, in priority order, each able to run one small query. */
+  readonly searchProviders?: () => Promise<readonly ProviderProbe[]>;
+}
+
+/** One enabled search provider, as doctor checks it. */
+export interface ProviderProbe {
+  readonly id: string;
+  /** Where its queries go; undefined: not contacted (the local index, a plugin's provider), `note` says why. */
+  readonly endpoint: string | undefined;
+  readonly note?: string;
+  /** One small query within `timeoutMs`: how many results came back (rejects with the provider's failure). */
+  probe(timeoutMs: number): Promise<number>;
+}
+
+/** How long doctor waits for one provider. */
+export const PROVIDER_PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * One line per enabled search provider: whether it answers one small query
+ * (`offline`: listed, not contacted). A provider that does not answer is
+ * `failed` (searches still work without it, with a warning).
+ */
+export async function checkSearchProviders(probes: Pick<DoctorProbes, 'searchProviders'>, offline: boolean): Promise<Check[]> {
+  if (probes.searchProviders === undefined) return [];
+  let list: readonly ProviderProbe[];
+  try {
+    list = await probes.searchProviders();
+  } catch (e) {
+    return [{ name: 'search providers', status: 'failed', detail: message(e), fix: 'correct the SCOUR_PROVIDER_* settings or SCOUR_SEARCH_PROVIDERS' }];
+  }
+  return Promise.all(list.map(async (p): Promise<Check> => {
+    const name = `provider ${p.id}`;
+    if (p.endpoint === undefined) return { name, status: 'info', detail: p.note ?? 'not contacted' };
+    if (offline) return { name, status: 'info', detail: `${p.endpoint} (not contacted: --offline)` };
+    const started = Date.now();
+    try {
+      const n = await bounded(PROVIDER_PROBE_TIMEOUT_MS + 1000, p.id, p.probe(PROVIDER_PROBE_TIMEOUT_MS));
+      return { name, status: 'ok', detail: `${p.endpoint}: answered in ${Date.now() - started} ms (${n} result${n === 1 ? '' : 's'} for a test query)` };
+    } catch (e) {
+      return {
+        name, status: 'failed', detail: `${p.endpoint}: ${message(e)}`,
+        fix: `check the network and SCOUR_PROVIDER_${p.id.toUpperCase().replace(/-/g, '_')}_* settings, or leave ${p.id} out of SCOUR_SEARCH_PROVIDERS (searches go on without it, with a warning)`,
+      };
+    }
+  }));
 }
 
 /** Where Debian's `chromium` package puts it (the default SCOUR_CHROMIUM_PATH). */
@@ -293,10 +340,12 @@ export async function checkProxies(settings: Pick<Settings, 'proxies'>, probes: 
 }
 
 /** Every check for these settings, in the order printed. */
-export async function runChecks(settings: Settings, probes: DoctorProbes): Promise<Check[]> {
+export async function runChecks(settings: Settings, probes: DoctorProbes, options: { readonly offline?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [checkNode(), await checkUws(settings), await checkSqlite(settings)];
-  const [chromium, postgres, redis, proxies] = await Promise.all([checkChromium(settings, probes), checkPostgres(settings), checkRedis(settings), checkProxies(settings, probes)]);
-  checks.push(chromium, postgres, redis, checkEgress(settings), proxies);
+  const [chromium, postgres, redis, proxies, providers] = await Promise.all([
+    checkChromium(settings, probes), checkPostgres(settings), checkRedis(settings), checkProxies(settings, probes), checkSearchProviders(probes, options.offline === true),
+  ]);
+  checks.push(chromium, postgres, redis, checkEgress(settings), proxies, ...providers);
   return checks;
 }
 
@@ -312,16 +361,17 @@ export function formatChecks(checks: readonly Check[], version: string): string 
   return `scour doctor ${version}\n${lines.join('\n')}\n${summary}\n`;
 }
 
-/** `scour doctor [--json]`: prints the checks; the exit code is 1 when one needs fixing. */
+/** `scour doctor [--json] [--offline]`: prints the checks; the exit code is 1 when one needs fixing. */
 export async function doctor(settings: Settings, args: readonly string[], d: { readonly version: string; readonly probes: () => Promise<DoctorProbes> }): Promise<number> {
   const tokens = argTokens(args, []);
   const json = tokens.some((t) => t.raw === '--json');
-  const unknown = tokens.filter((t) => t.raw !== '--json').map((t) => t.raw);
+  const offline = tokens.some((t) => t.raw === '--offline');
+  const unknown = tokens.filter((t) => t.raw !== '--json' && t.raw !== '--offline').map((t) => t.raw);
   if (unknown.length > 0) {
-    process.stderr.write(`scour: doctor takes only --json (got ${unknown.join(' ')})\n`);
+    process.stderr.write(`scour: doctor takes only --json and --offline (got ${unknown.join(' ')})\n`);
     return 2;
   }
-  const checks = await runChecks(settings, await d.probes());
+  const checks = await runChecks(settings, await d.probes(), { offline });
   const ok = !checks.some(needsFixing);
   process.stdout.write(json ? `${JSON.stringify({ ok, version: d.version, checks }, null, 2)}\n` : formatChecks(checks, d.version));
   return ok ? 0 : 1;

@@ -66,8 +66,8 @@ export interface CliHost<S extends CliSettings = CliSettings> {
   openSearchIndex(settings: S): Promise<{ readonly index: SearchIndex } & Closable>;
   /** What `scour crawl --local` crawls with (loads Crawlee, the fetcher and the extractors). */
   localCrawler(settings: S): Promise<LocalCrawler>;
-  /** What `scour doctor` borrows from plugins (the process reader, the proxy list parser). */
-  doctorProbes(): Promise<DoctorProbes>;
+  /** What `scour doctor` borrows from plugins (the process reader, the proxy list parser, the enabled search providers). */
+  doctorProbes(settings: S): Promise<DoctorProbes>;
 }
 
 const help = (host: CliHost<any>) => `scour ${host.version}: web search, scrape and research API
@@ -78,8 +78,8 @@ Usage:
                      with DATABASE_URL and REDIS_URL it takes jobs from the BullMQ queue)
   scour openapi      print the OpenAPI 3.1 document
   scour doctor       check what this configuration needs (Node.js, uWS, SQLite, Chromium,
-                     PostgreSQL and Redis when set, egress, proxies); exit 1 if something
-                     is missing [--json]
+                     PostgreSQL and Redis when set, egress, proxies, search providers);
+                     exit 1 if something is missing [--json] [--offline: no provider contacted]
   scour loadtest     load-test a Scour server with a named scenario (scour loadtest --help)
   scour mcp          MCP server on stdio for a running Scour (SCOUR_URL, SCOUR_API_KEY)
   scour version      print the version
@@ -219,7 +219,8 @@ async function main<S extends CliSettings>(argv: readonly string[], host: CliHos
       return worker(host);
     case 'doctor': {
       const { doctor } = await import('./doctor.js');
-      process.exitCode = await doctor(host.loadSettings(), argv.slice(1), { version: host.version, probes: () => host.doctorProbes() });
+      const settings = host.loadSettings();
+      process.exitCode = await doctor(settings, argv.slice(1), { version: host.version, probes: () => host.doctorProbes(settings) });
       return;
     }
     case 'openapi': {

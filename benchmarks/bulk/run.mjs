@@ -191,7 +191,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => { teardown().fi
 async function launchServer(serverRoot, extraEnv) {
   const dataDir = mkdtempSync(join(tmpdir(), 'scour-bench-bulk-'));
   owned.dirs.push(dataDir);
-  const childEnv = { ...env, HOST: '127.0.0.1', PORT: '0', SCOUR_DATA_DIR: dataDir, SCOUR_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' };
+  const childEnv = { ...env, HOST: '127.0.0.1', PORT: '0', SCOUR_DATA_DIR: dataDir, SCOUR_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', SCOUR_SEARCH_PROVIDERS: 'local' };
   // Embedded configuration (SQLite, in-process limiter); nothing inherited that would change it.
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'SCOUR_REDIS_PREFIX', 'SCOUR_PLUGINS', 'SCOUR_PROXIES', 'SCOUR_PLANS', 'SCOUR_BOOTSTRAP_KEY', 'NODE_OPTIONS', 'SCOUR_EXTRACTION_WORKERS', 'SCOUR_STREAMING']) delete childEnv[k];
   Object.assign(childEnv, extraEnv);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanEnv, setupUsage } from './usage-setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench') };
+const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench'), SCOUR_SEARCH_PROVIDERS: 'local' };
 const [path, body, n, conc] = [process.argv[2] ?? '/v1/search', process.argv[3] ?? '{"query":"scour benchmark"}', Number(process.argv[4] ?? 2000), Number(process.argv[5] ?? 1)];
 const variants = [
   { name: 'now', pre: [] },

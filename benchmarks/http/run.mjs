@@ -148,7 +148,7 @@ if (!String(uws.App).includes('[native code]')) {
   process.exit(1);
 }
 
-const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench') };
+const scourEnv = { SCOUR_TOOLS_RATE_LIMIT: '1000000000', LOG_LEVEL: 'warn', HOST: '127.0.0.1', SCOUR_DATA_DIR: join(root, 'data', 'bench'), SCOUR_SEARCH_PROVIDERS: 'local' };
 
 const luaPath = join(root, 'benchmarks/http/post-empty.lua');
 writeFileSync(luaPath, 'wrk.method = "POST"\nwrk.body = "{}"\nwrk.headers["Content-Type"] = "application/json"\n');

@@ -75,7 +75,7 @@ const barePort = await freePort();
 const scourPort = await freePort();
 const bare = start(process.execPath, ['benchmarks/http/servers/bare-uws.mjs'], { PORT: String(barePort) });
 const scour = start(process.execPath, ['bin/scour.js', 'serve'], {
-  PORT: String(scourPort), HOST: '127.0.0.1', SCOUR_DATA_DIR: join(dataDir, 'data'), SCOUR_ADMIN_TOKEN: ADMIN, SCOUR_ALLOW_PRIVATE_TARGETS: 'loopback',
+  PORT: String(scourPort), HOST: '127.0.0.1', SCOUR_DATA_DIR: join(dataDir, 'data'), SCOUR_SEARCH_PROVIDERS: 'local', SCOUR_ADMIN_TOKEN: ADMIN, SCOUR_ALLOW_PRIVATE_TARGETS: 'loopback',
   SCOUR_TOOLS_RATE_LIMIT: '1000000000', SCOUR_PLANS: plans, SCOUR_BOOTSTRAP_KEY: 'false', LOG_LEVEL: 'warn', SCOUR_HTTP_ADAPTER: 'uws',
 });
 const bareUrl = `http://127.0.0.1:${barePort}`;

@@ -114,7 +114,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', SCOUR_DATA_DIR: dataDir,
+    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', SCOUR_DATA_DIR: dataDir, SCOUR_SEARCH_PROVIDERS: 'local',
     SCOUR_ADMIN_TOKEN: ADMIN, SCOUR_ALLOW_PRIVATE_TARGETS: 'loopback', SCOUR_TOOLS_RATE_LIMIT: '1000000000', SCOUR_PLANS: plans,
     SCOUR_BOOTSTRAP_KEY: 'false', LOG_LEVEL: 'warn', SCOUR_JOB_RETENTION: String(o.retentionSeconds ?? 60), SCOUR_WEBHOOK_SCHEDULE: '1,1',
   };

@@ -413,7 +413,7 @@ try {
   const plansPath = join(runDir, 'plans.json');
   writeFileSync(plansPath, `${JSON.stringify(PLANS_OVERRIDE)}\n`);
   const env = {
-    HOST: '127.0.0.1', SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_DATA_DIR: join(runDir, 'data'), SCOUR_BOOTSTRAP_KEY: 'false',
+    HOST: '127.0.0.1', SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_DATA_DIR: join(runDir, 'data'), SCOUR_SEARCH_PROVIDERS: 'local', SCOUR_BOOTSTRAP_KEY: 'false',
     LOG_LEVEL: 'warn', SCOUR_BROWSER_PAGES: String(BROWSER_PAGES), SCOUR_PLANS: plansPath,
     // Embedded configuration: nothing shared from the caller's environment.
     DATABASE_URL: undefined, REDIS_URL: undefined, SCOUR_REDIS_PREFIX: undefined, SCOUR_PLUGINS: undefined, SCOUR_PROXIES: undefined,

@@ -53,9 +53,24 @@ describe('settings from the environment', () => {
     expect(loadSettings({ LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_MODEL: 'm' }).llm).toEqual({ baseUrl: 'http://127.0.0.1:8000/v1', model: 'm', apiKey: undefined, timeoutMs: 30_000, maxTokens: 4096, jsonMode: true });
   });
 
-  it('search providers: local by default, plus searxng with SEARXNG_URL; bad lists are refused', () => {
-    expect(enabledSearchProviders(loadSettings({}))).toEqual(['local']);
-    expect(enabledSearchProviders(loadSettings({ SEARXNG_URL: 'http://127.0.0.1:8888' }))).toEqual(['local', 'searxng']);
+  it('search providers: local and every keyless built-in by default, searxng with SEARXNG_URL, keyed ones with their settings; bad lists are refused', () => {
+    const keyless = ['wikipedia', 'openalex', 'arxiv', 'crossref', 'hackernews', 'stackexchange'];
+    expect(enabledSearchProviders(loadSettings({}))).toEqual(['local', ...keyless]);
+    expect(enabledSearchProviders(loadSettings({ SEARXNG_URL: 'http://127.0.0.1:8888' }))).toEqual(['local', 'searxng', ...keyless]);
+    expect(enabledSearchProviders(loadSettings({ SCOUR_PROVIDER_BRAVE_KEY: 'k' }))).toEqual(['local', ...keyless, 'brave']);
+    // Google needs its key and its cx; Elasticsearch its URL and index.
+    expect(enabledSearchProviders(loadSettings({ SCOUR_PROVIDER_GOOGLE_KEY: 'k' }))).toEqual(['local', ...keyless]);
+    expect(enabledSearchProviders(loadSettings({ SCOUR_PROVIDER_GOOGLE_KEY: 'k', SCOUR_PROVIDER_GOOGLE_CX: 'c' }))).toEqual(['local', ...keyless, 'google']);
+    expect(enabledSearchProviders(loadSettings({ SCOUR_PROVIDER_ELASTICSEARCH_URL: 'http://127.0.0.1:9200', SCOUR_PROVIDER_ELASTICSEARCH_INDEX: 'docs' }))).toEqual(['local', ...keyless, 'elasticsearch']);
+    expect(enabledSearchProviders(loadSettings({ SCOUR_SEARCH_PROVIDERS: 'local' }))).toEqual(['local']);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'local,brave' })).toThrow(/SCOUR_PROVIDER_BRAVE_KEY is not set/);
+    expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'google', SCOUR_PROVIDER_GOOGLE_KEY: 'k' })).toThrow(/SCOUR_PROVIDER_GOOGLE_CX is not set/);
+    expect(() => loadSettings({ SCOUR_PROVIDER_BING_KEY: 'k' })).toThrow(/SCOUR_PROVIDER_BING_KEY names no built-in provider/);
+    expect(() => loadSettings({ SCOUR_PROVIDER_WIKIPEDIA_URL: 'wiki.local' })).toThrow(/SCOUR_PROVIDER_WIKIPEDIA_URL must be an absolute/);
+    expect(() => loadSettings({ SCOUR_CONTACT_EMAIL: 'not an address' })).toThrow(/SCOUR_CONTACT_EMAIL/);
+    const s = loadSettings({ SCOUR_PROVIDER_WIKIPEDIA_URL: 'http://127.0.0.1:9/{lang}/', SCOUR_PROVIDER_STACKEXCHANGE_SITE: 'superuser', SCOUR_CONTACT_EMAIL: 'ops@example.org' });
+    expect(s.providerSettings).toEqual({ wikipedia: { URL: 'http://127.0.0.1:9/{lang}' }, stackexchange: { SITE: 'superuser' } });
+    expect(s.contactEmail).toBe('ops@example.org');
     expect(enabledSearchProviders(loadSettings({ SEARXNG_URL: 'http://127.0.0.1:8888', SCOUR_SEARCH_PROVIDERS: 'searxng' }))).toEqual(['searxng']);
     expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'searxng' })).toThrow(/SEARXNG_URL is not set/);
     expect(() => loadSettings({ SCOUR_SEARCH_PROVIDERS: 'local,local' })).toThrow(/twice/);

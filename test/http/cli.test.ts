@@ -14,7 +14,7 @@ const MAIN = join(process.cwd(), 'config/cli.ts');
 
 function run(args: string[], env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'scour-cli-'));
-  const child = spawn(TSX, [MAIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(TSX, [MAIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SCOUR_SEARCH_PROVIDERS: 'local', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

@@ -16,7 +16,7 @@ const MAIN = join(process.cwd(), 'config/cli.ts');
 
 function serve(env: Record<string, string>) {
   const cwd = mkdtempSync(join(tmpdir(), 'scour-down-'));
-  const child = spawn(TSX, [MAIN, 'serve'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(TSX, [MAIN, 'serve'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', SCOUR_SEARCH_PROVIDERS: 'local', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

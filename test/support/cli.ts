@@ -12,7 +12,9 @@ export function baseEnv(extra: Record<string, string>): Record<string, string> {
   // engine and the extraction workers (each through tsx here) before the server listens, which on a loaded
   // 2-core machine kept spawned servers from starting within their tests' deadlines; warm-up itself is
   // tested in test/http/warmup.test.ts.
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SCOUR_WARMUP: 'false', ...extra };
+  // Tests reach only loopback: no built-in provider that asks a public service (a test that wants one sets
+  // SCOUR_SEARCH_PROVIDERS and points the provider's SCOUR_PROVIDER_<ID>_URL at a stand-in).
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SCOUR_WARMUP: 'false', SCOUR_SEARCH_PROVIDERS: 'local', ...extra };
 }
 
 export interface CliResult {

@@ -61,10 +61,15 @@ export async function startScour(adapter: AdapterKind, settings: Partial<Setting
   });
   const ownDir = settings.dataDir === undefined;
   const dataDir = settings.dataDir ?? mkdtempSync(join(tmpdir(), 'scour-test-'));
+  // Tests reach only loopback: the built-in providers that would ask public services are on only when a test
+  // points them somewhere (a stand-in's URL in providerSettings), unless the test lists providers itself.
+  const pointed = Object.entries(settings.providerSettings ?? {}).filter(([, v]) => v.URL !== undefined).map(([id]) => id);
+  const searchProviders = settings.searchProviders ?? ['local', ...(settings.searxngUrl !== undefined ? ['searxng'] : []), ...pointed];
   const scour = await createScour({
     logger: createLogger('debug', sink),
     ...options,
     settings: {
+      searchProviders,
       port: 0,
       host: '127.0.0.1',
       httpAdapter: adapter,

@@ -25,7 +25,7 @@ import type { Authenticated, Validated } from '../../../core/stages/index.js';
 import { countryProblem } from '../../../core/countries.js';
 import { defineOperation, errorSpec, schema, StrictObject, Type } from '../../sdk/index.js';
 import { languageProblem } from '../../../core/languages.js';
-import { activeFilters, ask, fuse, markTerms, postFilter, type SearchWarning } from '../../../core/search-merge.js';
+import { activeFilters, ask, fuse, markTerms, postFilter, type PauseBook, type SearchWarning } from '../../../core/search-merge.js';
 import { enrichStage, heldPrice, PAGES_FOR_EXTRACTION, pagesToScrape } from './enrich.js';
 
 const TIME_RANGE_NAMES = Object.keys(TIME_RANGES) as TimeRange[];
@@ -94,6 +94,8 @@ export interface SearchOptions {
   readonly providers: readonly string[];
   /** How long one provider may take. */
   readonly providerTimeoutMs: number;
+  /** Providers paused after rate-limiting us (shared across processes in shared mode). */
+  readonly pauses?: PauseBook;
 }
 
 
@@ -179,7 +181,7 @@ export function createSearchOperation(options: SearchOptions) {
             Promise.all(providers.map((p) => ask(p, (signal) => p.search({
               query, filters, accountId: ctx.account.id, signal, now: ctx.receivedAt,
               limit: active.every((f) => p.applies?.has(f) === true) ? maxResults : wider,
-            }), options.providerTimeoutMs, controller.signal))).then((outcomes) => {
+            }), options.providerTimeoutMs, controller.signal, options.pauses))).then((outcomes) => {
               const warnings: SearchWarning[] = [];
               const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
               let total = 0;

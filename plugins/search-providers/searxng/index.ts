@@ -439,6 +439,7 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
   return defineSearchProvider({
     name: 'search-provider-searxng',
     id: 'searxng',
+    endpoint: instance.base,
     description: 'A SearXNG instance (metasearch over the engines it has enabled), through its JSON API.',
     async search(request: ProviderRequest): Promise<ProviderResponse> {
       const plan = planFilters(request.filters);
