@@ -351,6 +351,14 @@ describe('failures', () => {
     expect((await providerError(provider().search(request('rust')))).code).toBe('PROVIDER_MISCONFIGURED');
   });
 
+  it('an unreachable service: PROVIDER_FAILED, without the key (which travels in the query) in the message', async () => {
+    const p = createGoogleProvider({ egress: nodeEgress, baseUrl: 'http://127.0.0.1:1', key: 'AIzaSecretInQuery', cx: GOOGLE_CX, timeoutMs: 2000 });
+    const err = await providerError(p.search(request('rust')));
+    expect(err.code).toBe('PROVIDER_FAILED');
+    expect(err.message).toContain('http://127.0.0.1:1/customsearch/v1');
+    expect(err.message).not.toContain('AIzaSecretInQuery');
+  });
+
   it('5xx: PROVIDER_FAILED', async () => {
     sv.setMode('error');
     const err = await providerError(provider().search(request('rust')));
