@@ -121,6 +121,13 @@ export interface ExchangeRequest {
    * provider maps them itself.
    */
   readonly answerStatuses?: readonly number[];
+  /**
+   * The service's own reading of a non-2xx answer, asked before the usual
+   * mapping: the error to reject with (Google's 403 dailyLimitExceeded is a
+   * rate limit, Brave's 422 SUBSCRIPTION_TOKEN_INVALID a refused key), or
+   * undefined for the usual mapping.
+   */
+  readonly failure?: (answer: Exchanged) => Error | undefined;
 }
 
 export interface Exchanged {
@@ -202,6 +209,8 @@ export const envId = (id: string): string => id.toUpperCase().replace(/-/g, '_')
  *   API not enabled), PROVIDER_FAILED on any other status or a transport
  *   failure, PROVIDER_TIMEOUT past `timeoutMs`;
  * - the signal's reason when the search gave up on it.
+ * A request's `failure` reads the service's own signals in a non-2xx answer
+ * first; what it returns is rejected with instead.
  */
 export async function exchange(egress: Egress, req: ExchangeRequest): Promise<Exchanged> {
   const where = endpointOf(req.url);
@@ -227,6 +236,8 @@ export async function exchange(egress: Egress, req: ExchangeRequest): Promise<Ex
   const text = new TextDecoder('utf-8').decode(res.body);
   const status = res.statusCode;
   if ((status >= 200 && status <= 299) || req.answerStatuses?.includes(status) === true) return { status, headers: res.headers, text };
+  const own = req.failure?.({ status, headers: res.headers, text });
+  if (own !== undefined) throw own;
   const said = errorText(text);
   const after = retryAfterMs(res.headers['retry-after']);
   if (status === 429 || (status === 503 && after !== undefined)) {
