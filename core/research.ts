@@ -101,6 +101,16 @@ export interface SourceMeta {
   readonly cslType: string;
 }
 
+/**
+ * Which text of a source research read: the open-access full text a
+ * provider pointed to (`full_text`), the abstract the provider gave
+ * (`abstract`: the provider's string is the text), the result's page read
+ * through the page pipeline (`page`), or the local index's stored document
+ * (`index`).
+ */
+export const SOURCE_TEXT_KINDS = ['full_text', 'abstract', 'page', 'index'] as const;
+export type SourceTextKind = (typeof SOURCE_TEXT_KINDS)[number];
+
 /** A source read in this request: its URL, metadata and the whole stored text. */
 export interface ResearchSource {
   /** `src_1`, `src_2`, ... in the order sources were accepted. */
@@ -115,8 +125,23 @@ export interface ResearchSource {
   readonly country: string | null;
   /** The plain text every offset points into. */
   readonly text: string;
-  /** Where the text came from: the local index's stored document, or a scrape in this request. */
-  readonly origin: 'index' | 'scrape';
+  /**
+   * Where the text came from: the local index's stored document, a read
+   * through the page pipeline in this request (the page or its open-access
+   * full text), or the search provider's own result (a work's abstract).
+   */
+  readonly origin: 'index' | 'scrape' | 'provider';
+  /** Which text `text` is (SOURCE_TEXT_KINDS). */
+  readonly textKind: SourceTextKind;
+  /**
+   * The open-access full text's URL (as the provider gave it) when the
+   * result had one: the text read when `textKind` is `full_text`, else the
+   * one tried and given up on (`fullTextFailure` says why). `url` stays the
+   * result's own URL (the landing page or DOI link). Null: none offered.
+   */
+  readonly fullTextUrl?: string | null;
+  /** Why the full text at `fullTextUrl` was not read (`too_little_text`, `http_404`, `fetch_failed:<code>`, `target_not_allowed`, `deadline`). */
+  readonly fullTextFailure?: string | null;
   /** Providers whose results named it. */
   readonly providers: readonly string[];
   /** Best rank it had in any sub-query's fused results (1 = first). */

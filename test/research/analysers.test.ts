@@ -58,6 +58,7 @@ function corpusOf(srcs: readonly Src[], input: Partial<ResearchInput> & { resear
     country: null,
     text: s.text,
     origin: 'index',
+    textKind: 'index',
     providers: ['local'],
     searchRank: i + 1,
     fetchedAt: Date.parse('2024-06-01T00:00:00Z'),

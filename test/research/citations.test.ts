@@ -17,7 +17,7 @@ const meta = (m: Partial<SourceMeta>): SourceMeta => ({
 
 const source = (id: string, url: string, m: Partial<SourceMeta>): ResearchSource => ({
   id, url, domain: new URL(url).hostname, type: 'web', typeReason: 'test', meta: meta(m), language: 'en', country: null,
-  text: 'text', origin: 'scrape', providers: ['local'], searchRank: 1, fetchedAt: FETCHED, quality: 0.5,
+  text: 'text', origin: 'scrape', textKind: 'page', providers: ['local'], searchRank: 1, fetchedAt: FETCHED, quality: 0.5,
 });
 
 /** A journal article: 2 authors, a DOI (given as a doi.org URL: normalised), volume, issue, pages. */

@@ -5,7 +5,9 @@
  * academic; NewsArticle: news; Report: industry_reports;
  * SocialMediaPosting or DiscussionForumPosting: social), the document type
  * the index or provider gave (academic, news, report, financial, social),
- * the domain (lists below, and .edu / .ac.xx academic hosts), and the path
+ * the search provider's record (a scholarly record: a DOI, or named only by
+ * providers whose kinds are academic: academic; named only by news
+ * providers: news; only by social ones: social), the domain (lists below, and .edu / .ac.xx academic hosts), and the path
  * (/news/, /research/report, /investor). Otherwise `web`.
  *
  * Quality prior (0..1): academic 0.9, industry_reports 0.75, news 0.7,
@@ -70,6 +72,8 @@ export interface TypeSignals {
   readonly schemaTypes?: readonly string[];
   /** The page has citation_journal_title / citation_doi meta tags. */
   readonly scholarlyMeta?: boolean;
+  /** What the search providers' record says the result is (gather.ts: a scholarly record, or the one kind of the providers that named it). */
+  readonly providerType?: { readonly type: SourceType; readonly reason: string } | null;
 }
 
 const SCHEMA_TYPES: Readonly<Record<string, SourceType>> = {
@@ -88,6 +92,7 @@ export function classifySource(s: TypeSignals): { readonly type: SourceType; rea
   }
   const fromDoc = s.documentType ? FROM_DOCUMENT[s.documentType] : undefined;
   if (fromDoc !== undefined) return { type: fromDoc, reason: `document type ${s.documentType}` };
+  if (s.providerType) return s.providerType;
   const fromDomain = byDomain(s.domain);
   if (fromDomain !== undefined) return { type: fromDomain, reason: `domain ${s.domain}` };
   let path = '';

@@ -1,32 +1,58 @@
 /**
- * The gather stage: every sub-query through every enabled search provider
- * (`ask` of core/search-merge.ts, as the search operation asks them, each
- * bounded by the provider timeout), the lists fused by reciprocal rank
- * fusion, then candidates read in rank order until `max_sources` are
- * accepted: the stored text of the local index when it holds the page (the
- * shared collection and the account's own), otherwise a read through the
- * page pipeline (host.pages: egress guard, fetchers, extractors).
+ * The gather stage: every sub-query through the enabled search providers
+ * that can return the kinds of source asked for (`ask` of
+ * core/search-merge.ts, as the search operation asks them, each bounded by
+ * the provider timeout), the lists fused by reciprocal rank fusion, then
+ * candidates read in rank order until `max_sources` are accepted.
  * Candidates are read in waves of the plan's scrape concurrency and
  * judged in rank order, so the same results give the same sources in the
  * same order.
+ *
+ * Which providers: without `sources`, every enabled one. With `sources`,
+ * those whose `kinds` is undefined (a general index that may return
+ * anything, such as `local`) or shares a kind with the wanted ones
+ * (KINDS_FOR_SOURCE: academic -> academic, news -> news, social -> social,
+ * web / industry_reports / financial -> web or reference); the others are
+ * skipped and named in the methodology.
+ *
+ * Which text of a candidate (its `textKind`), first that works:
+ * 1. `index`: the local index's stored document when it holds the page
+ *    (the shared collection and the account's own);
+ * 2. `full_text`: the result's open-access `fullTextUrl`, read through the
+ *    same page pipeline, when it answers 2xx with at least MIN_TEXT
+ *    characters (a PDF reads as no text today, so it falls through);
+ * 3. `abstract`: the provider's `abstract`, when it has at least MIN_TEXT
+ *    characters, without reading the landing page (publishers' landing
+ *    pages are often walls); the abstract string is the source's text, so
+ *    evidence offsets point into it;
+ * 4. `page`: the result's page through the page pipeline (host.pages:
+ *    egress guard, fetchers, extractors).
+ * The source's `url` is the result's own (the landing page or DOI link;
+ * the final URL after redirects for a page), with the full-text URL kept
+ * beside it. The same work from several providers is one candidate whose
+ * scholarly fields (DOI, authors, venue, full text, abstract) are the first
+ * provider's, gaps filled from the others in fusion order.
  *
  * Hard filters, each counted in `dropped` by reason: `sources` (the
  * source's type, classify.ts), `timeframe` (its publication date must fall
  * in the window: undated sources are left out), `language` (when known and
  * different), `geographic_focus` (its country, its country-code domain, or
- * a mention of the region in its text), too little text, the same URL, and
+ * a mention of the region in its text), too little text, the same URL, the
+ * same DOI as a source already accepted (`duplicate_doi`), and
  * near-identical text (Jaccard similarity of word 5-shingles >= 0.8 with a
  * source already accepted).
  */
+import { setMaxListeners } from 'node:events';
 import { isApiFailure } from '../../../core/errors.js';
-import type { ResearchPlan, ResearchSource, SourceMeta, SourceType } from '../../../core/research.js';
+import type { ResearchPlan, ResearchSource, SourceMeta, SourceTextKind, SourceType } from '../../../core/research.js';
 import {
-  domainOf, parseQuery, visibleCollections, type ProviderResult, type SearchFilters, type SearchIndex, type SearchProviderPlugin, type StoredDocument,
+  domainOf, parseQuery, visibleCollections, type ProviderKind, type ProviderResult, type SearchFilters, type SearchIndex, type SearchProviderPlugin,
+  type StoredDocument,
 } from '../../../core/search.js';
 import { ask, fuse, normaliseUrl, postFilter } from '../../../core/search-merge.js';
 import { classifySource, countryOfDomain, qualityOf } from './classify.js';
 import { regionOf } from './plan.js';
-import { sourceMetaFrom } from './source-meta.js';
+import { normaliseDoi, sourceMetaFrom } from './source-meta.js';
 
 /** A page scraped for research. */
 export interface ScrapedPage {
@@ -71,14 +97,33 @@ export interface ProviderReport {
   readonly failures: number;
 }
 
+/** Which providers a request asked, and which it skipped as unable to return the kinds of source wanted. */
+export interface ProviderSelection {
+  /** Provider kinds that can return the request's `sources`; null without `sources` (every provider is asked). */
+  readonly wantedKinds: readonly ProviderKind[] | null;
+  readonly asked: readonly SearchProviderPlugin[];
+  /** Providers whose declared kinds share none with `wantedKinds`. */
+  readonly skipped: readonly { readonly id: string; readonly kinds: readonly ProviderKind[] }[];
+}
+
 export interface GatherResult {
   readonly sources: readonly ResearchSource[];
   /** Distinct results across sub-queries and providers. */
   readonly found: number;
-  /** Candidates whose text was read (from the index or a scrape). */
+  /** Candidates whose text was read (from the index, a scrape, or a provider's abstract). */
   readonly fetched: number;
   readonly fromIndex: number;
+  /** Sources read through the page pipeline (their page or their full text). */
   readonly scraped: number;
+  /** Sources whose text is the provider's abstract. */
+  readonly fromProvider: number;
+  /** Accepted sources by the text read (SourceTextKind). */
+  readonly texts: Readonly<Record<SourceTextKind, number>>;
+  readonly selection: {
+    readonly wantedKinds: readonly ProviderKind[] | null;
+    readonly asked: readonly string[];
+    readonly skipped: readonly { readonly id: string; readonly kinds: readonly ProviderKind[] }[];
+  };
   readonly dropped: Readonly<Record<string, number>>;
   readonly droppedSources: readonly { readonly url: string; readonly reason: string }[];
   readonly providers: readonly ProviderReport[];
@@ -97,6 +142,80 @@ interface Candidate {
   readonly result: ProviderResult;
   readonly providers: readonly string[];
   readonly rank: number;
+}
+
+/** The provider kinds that can return each source type (a provider without `kinds` can return any). */
+export const KINDS_FOR_SOURCE: Readonly<Record<SourceType, readonly ProviderKind[]>> = {
+  academic: ['academic'],
+  news: ['news'],
+  social: ['social'],
+  web: ['web', 'reference'],
+  industry_reports: ['web', 'reference'],
+  financial: ['web', 'reference'],
+};
+const KIND_ORDER: readonly ProviderKind[] = ['web', 'academic', 'news', 'social', 'reference'];
+
+/** The providers to ask for these source types (all of them without any), in their priority order. */
+export function selectProviders(providers: readonly SearchProviderPlugin[], sourceTypes: readonly SourceType[] | undefined): ProviderSelection {
+  if (sourceTypes === undefined || sourceTypes.length === 0) return { wantedKinds: null, asked: providers, skipped: [] };
+  const wanted = new Set(sourceTypes.flatMap((t) => KINDS_FOR_SOURCE[t] ?? []));
+  const asked: SearchProviderPlugin[] = [];
+  const skipped: { id: string; kinds: readonly ProviderKind[] }[] = [];
+  for (const p of providers) {
+    if (p.kinds === undefined || p.kinds.some((k) => wanted.has(k))) asked.push(p);
+    else skipped.push({ id: p.id, kinds: [...p.kinds] });
+  }
+  return { wantedKinds: KIND_ORDER.filter((k) => wanted.has(k)), asked, skipped };
+}
+
+/** The source type a provider's kind stands for, when it is a narrow one. */
+const TYPE_OF_KIND: Partial<Record<ProviderKind, SourceType>> = { academic: 'academic', news: 'news', social: 'social' };
+
+/**
+ * What the search providers' record says a result is: a scholarly work when
+ * it has a DOI or every provider that named it returns only academic works;
+ * news (social) when every provider that named it returns only news
+ * (social) items. Undefined when a provider that named it may return
+ * anything, or the providers disagree.
+ */
+function providerTypeOf(c: Candidate, kindsOf: ReadonlyMap<string, readonly ProviderKind[] | undefined>): { type: SourceType; reason: string } | undefined {
+  const doi = normaliseDoi(c.result.doi);
+  if (doi !== null) return { type: 'academic', reason: `scholarly record (DOI ${doi}) from ${c.providers.join(', ')}` };
+  const kinds = new Set<ProviderKind>();
+  for (const id of c.providers) {
+    const k = kindsOf.get(id);
+    if (k === undefined || k.length !== 1) return undefined;
+    kinds.add(k[0]!);
+  }
+  if (kinds.size !== 1) return undefined;
+  const kind = [...kinds][0]!;
+  const type = TYPE_OF_KIND[kind];
+  return type === undefined ? undefined : { type, reason: `provider kind ${kind} (${c.providers.join(', ')})` };
+}
+
+/** The same work from several providers: the first record, its empty scholarly fields filled from the others (in fusion order). */
+function withScholarlyGaps(first: ProviderResult, others: readonly ProviderResult[]): ProviderResult {
+  let r = first;
+  const empty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+  for (const o of others) {
+    if (o === first) continue;
+    const fill: Record<string, unknown> = {};
+    for (const k of ['doi', 'authors', 'venue', 'fullTextUrl', 'abstract'] as const) if (empty(r[k]) && !empty(o[k])) fill[k] = o[k];
+    if (Object.keys(fill).length > 0) r = { ...r, ...fill };
+  }
+  return r;
+}
+
+/** A provider's abstract when it is long enough to be read as the source's text. */
+function usableAbstract(r: ProviderResult): string | undefined {
+  const a = typeof r.abstract === 'string' ? r.abstract : undefined;
+  return a !== undefined && a.trim().length >= MIN_TEXT ? a : undefined;
+}
+
+/** A result's full-text URL, when it names an http(s) one. */
+function fullTextUrlOf(r: ProviderResult): string | undefined {
+  const u = typeof r.fullTextUrl === 'string' ? r.fullTextUrl.trim() : '';
+  return /^https?:\/\//i.test(u) ? u : undefined;
 }
 
 const SEP = '\u0000';
@@ -188,13 +307,24 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
   const filters = filtersOf(plan);
   const warnings: { code: string; message: string }[] = [];
   const perQuery = Math.min(50, Math.max(plan.maxSources * 2, 10));
+  const selection = selectProviders(deps.providers, plan.sourceTypes);
+  const providers = selection.asked;
+  if (providers.length === 0 && deps.providers.length > 0) {
+    warnings.push({
+      code: 'NO_MATCHING_PROVIDER',
+      message: `no enabled search provider can return ${plan.sourceTypes!.join(', ')} sources (skipped: ${selection.skipped.map((p) => `${p.id} [${p.kinds.join(', ')}]`).join('; ')})`,
+    });
+  }
+  const kindsOf = new Map(deps.providers.map((p) => [p.id, p.kinds]));
 
-  // 1. Every sub-query through every provider, at once.
+  // 1. Every sub-query through every provider asked, at once. Each ask (and each read below) listens on the
+  // request's signal until it settles: that many listeners are expected, not a leak Node should warn about.
+  setMaxListeners(Math.max(10, plan.subQueries.length * providers.length + deps.concurrency + 10), req.signal);
   const asks: Promise<{ q: number; provider: string; results: readonly ProviderResult[] | undefined; warning?: string }>[] = [];
   plan.subQueries.forEach((text, q) => {
     const parsed = parseQuery(text);
     if (!parsed.ok) return;
-    for (const p of deps.providers) {
+    for (const p of providers) {
       asks.push(ask(p, (signal) => p.search({ query: parsed.query, filters, accountId: req.accountId, signal, now: req.now, limit: perQuery }), deps.providerTimeoutMs, req.signal)
         .then((o) => o.ok
           ? { q, provider: p.id, results: postFilter(o.response.results, o.response.applied, parsed.query, filters) }
@@ -202,10 +332,10 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     }
   });
   const outcomes = await Promise.all(asks);
-  const providerReports = new Map<string, { results: number; failures: number }>(deps.providers.map((p) => [p.id, { results: 0, failures: 0 }]));
+  const providerReports = new Map<string, { results: number; failures: number }>(providers.map((p) => [p.id, { results: 0, failures: 0 }]));
   const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
   // Ordered by sub-query, then provider priority: ties in fusion favour the question and the first provider.
-  const priority = new Map(deps.providers.map((p, n) => [p.id, n]));
+  const priority = new Map(providers.map((p, n) => [p.id, n]));
   outcomes.sort((a, b) => a.q - b.q || priority.get(a.provider)! - priority.get(b.provider)!);
   for (const o of outcomes) {
     const r = providerReports.get(o.provider)!;
@@ -218,8 +348,19 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     lists.push({ provider: `${o.provider}${SEP}${o.q}`, results: o.results });
   }
   const fused = fuse(lists);
+  // Every record of each URL, in fusion order, for the scholarly fields fusion does not merge.
+  const records = new Map<string, ProviderResult[]>();
+  for (const l of lists) {
+    for (const r of l.results) {
+      const k = normaliseUrl(r.url);
+      if (k === undefined) continue;
+      const list = records.get(k);
+      if (list === undefined) records.set(k, [r]);
+      else list.push(r);
+    }
+  }
   const candidates: Candidate[] = fused.map((f, n) => ({
-    key: f.key, result: f.result, rank: n + 1,
+    key: f.key, result: withScholarlyGaps(f.result, records.get(f.key) ?? []), rank: n + 1,
     providers: [...new Set(f.sources.map((s) => s.split(SEP)[0]!))],
   }));
   req.progress?.({ found: candidates.length, read: 0, accepted: 0 });
@@ -268,21 +409,55 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
   const accepted: ResearchSource[] = [];
   const acceptedShingles: Set<number>[] = [];
   const acceptedKeys = new Set<string>();
+  const acceptedDois = new Set<string>();
   let fetched = 0;
   let fromIndex = 0;
   let scraped = 0;
+  let fromProvider = 0;
+  const texts: Record<SourceTextKind, number> = { full_text: 0, abstract: 0, page: 0, index: 0 };
   let deadlineReached = false;
 
-  type Read = { c: Candidate; doc?: StoredDocument; page?: ScrapedPage; error?: string };
+  /**
+   * One candidate's text (see the header for the order). `page` is the page
+   * read: the result's own for `page`, the full text's for `full_text`.
+   */
+  type Read = {
+    c: Candidate; kind?: SourceTextKind; doc?: StoredDocument; page?: ScrapedPage; abstract?: string;
+    fullTextUrl?: string; fullTextFailure?: string; error?: string;
+  };
+  const failureOf = (e: unknown) => `fetch_failed:${isApiFailure(e) ? e.code.toLowerCase() : 'fetch_failed'}`;
+  /** The full text, or why not (the same words as `dropped`'s reasons). */
+  const readFullText = async (url: string): Promise<{ page: ScrapedPage } | { failure: string }> => {
+    if (deps.refused(url) !== undefined) return { failure: 'target_not_allowed' };
+    const left = req.deadline - performance.now();
+    if (left < 500) return { failure: 'deadline' };
+    try {
+      const page = await deps.scrape(url, Math.min(15_000, left), req.signal);
+      if (page.statusCode < 200 || page.statusCode > 299) return { failure: `http_${page.statusCode}` };
+      if (page.text.trim().length < MIN_TEXT) return { failure: 'too_little_text' };
+      return { page };
+    } catch (e) {
+      return { failure: failureOf(e) };
+    }
+  };
   const read = async (c: Candidate): Promise<Read> => {
     const doc = stored.get(c.key);
-    if (doc !== undefined && doc.text.trim().length > 0) return { c, doc };
+    if (doc !== undefined && doc.text.trim().length > 0) return { c, kind: 'index', doc };
+    const fullTextUrl = fullTextUrlOf(c.result);
+    let fullTextFailure: string | undefined;
+    if (fullTextUrl !== undefined) {
+      const got = await readFullText(fullTextUrl);
+      if ('page' in got) return { c, kind: 'full_text', page: got.page, fullTextUrl };
+      fullTextFailure = got.failure;
+    }
+    const abstract = usableAbstract(c.result);
+    if (abstract !== undefined) return { c, kind: 'abstract', abstract, fullTextUrl, fullTextFailure };
     const left = req.deadline - performance.now();
-    if (left < 500) return { c, error: 'deadline' };
+    if (left < 500) return { c, error: 'deadline', fullTextUrl, fullTextFailure };
     try {
-      return { c, page: await deps.scrape(c.result.url, Math.min(15_000, left), req.signal) };
+      return { c, kind: 'page', page: await deps.scrape(c.result.url, Math.min(15_000, left), req.signal), fullTextUrl, fullTextFailure };
     } catch (e) {
-      return { c, error: isApiFailure(e) ? e.code.toLowerCase() : 'fetch_failed' };
+      return { c, error: isApiFailure(e) ? e.code.toLowerCase() : 'fetch_failed', fullTextUrl, fullTextFailure };
     }
   };
 
@@ -291,14 +466,18 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     const url = c.result.url;
     if (x.error !== undefined) { drop(url, x.error === 'deadline' ? 'deadline' : `fetch_failed:${x.error}`); return undefined; }
     fetched++;
+    const kind = x.kind!;
     const doc = x.doc;
     const page = x.page;
-    const finalUrl = page?.finalUrl ?? doc!.url;
+    // The page read is the source for `page`; a full text or an abstract stands for the result's own URL.
+    const finalUrl = kind === 'index' ? doc!.url : kind === 'page' ? page!.finalUrl : url;
     const key = normaliseUrl(finalUrl) ?? c.key;
-    if (acceptedKeys.has(key) || acceptedKeys.has(c.key)) { drop(url, 'duplicate_url'); return undefined; }
-    if (page !== undefined && (page.statusCode < 200 || page.statusCode > 299)) { drop(url, `http_${page.statusCode}`); return undefined; }
-    const text = (doc?.text ?? page!.text).slice(0, MAX_TEXT);
+    const fullTextKey = kind === 'full_text' ? normaliseUrl(page!.finalUrl) : undefined;
+    if (acceptedKeys.has(key) || acceptedKeys.has(c.key) || (fullTextKey !== undefined && acceptedKeys.has(fullTextKey))) { drop(url, 'duplicate_url'); return undefined; }
+    if (kind === 'page' && (page!.statusCode < 200 || page!.statusCode > 299)) { drop(url, `http_${page!.statusCode}`); return undefined; }
+    const text = (kind === 'index' ? doc!.text : kind === 'abstract' ? x.abstract! : page!.text).slice(0, MAX_TEXT);
     if (text.trim().length < MIN_TEXT) { drop(url, 'too_little_text'); return undefined; }
+    const providerType = providerTypeOf(c, kindsOf);
     const meta: SourceMeta = sourceMetaFrom({
       url: finalUrl,
       title: doc?.title ?? page?.title ?? c.result.title,
@@ -307,11 +486,16 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
       indexed: doc === undefined
         ? { title: c.result.title, author: null, siteName: null, doi: null, publishedAt: c.result.publishedAt, type: c.result.type ?? null }
         : { title: doc.title, author: doc.author, siteName: doc.siteName, doi: doc.doi, publishedAt: doc.publishedAt, type: doc.type },
+      provider: {
+        doi: c.result.doi ?? null, authors: c.result.authors ?? null, venue: c.result.venue ?? null,
+        // A scholarly index's record (see source-meta.ts): a DOI, document type academic, or only academic providers named it.
+        authoritative: c.result.type === 'academic' || providerType?.type === 'academic',
+      },
     });
     const domain = domainOf(finalUrl);
     const cls = classifySource({
       url: finalUrl, domain, documentType: doc?.type ?? c.result.type ?? null,
-      schemaTypes: schemaTypes(page?.schemaData), scholarlyMeta: hasScholarlyMeta(page?.metaData),
+      schemaTypes: schemaTypes(page?.schemaData), scholarlyMeta: hasScholarlyMeta(page?.metaData), providerType,
     });
     if (wanted !== undefined && !wanted.has(cls.type)) { drop(url, 'source_type'); return undefined; }
     const publishedAt = meta.publishedAt ?? c.result.publishedAt ?? null;
@@ -325,13 +509,20 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
         || (regions.names !== undefined && regions.names.test(text.slice(0, 50_000)));
       if (!inRegion) { drop(url, 'geographic_focus'); return undefined; }
     }
+    // The same work under two URLs (a landing page and a repository's copy): one DOI, one source.
+    const doiKey = meta.doi?.toLowerCase();
+    if (doiKey !== undefined && acceptedDois.has(doiKey)) { drop(url, 'duplicate_doi'); return undefined; }
     const sh = shingles(text);
     if (acceptedShingles.some((s) => jaccard(s, sh) >= DUPLICATE_JACCARD)) { drop(url, 'duplicate_text'); return undefined; }
     acceptedShingles.push(sh);
+    if (doiKey !== undefined) acceptedDois.add(doiKey);
     acceptedKeys.add(key);
     acceptedKeys.add(c.key);
-    if (doc !== undefined) fromIndex++;
+    if (fullTextKey !== undefined) acceptedKeys.add(fullTextKey);
+    if (kind === 'index') fromIndex++;
+    else if (kind === 'abstract') fromProvider++;
     else scraped++;
+    texts[kind]++;
     const fullMeta = { ...meta, publishedAt };
     return {
       id: `src_${accepted.length + 1}`,
@@ -343,7 +534,10 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
       language,
       country,
       text,
-      origin: doc !== undefined ? 'index' : 'scrape',
+      origin: kind === 'index' ? 'index' : kind === 'abstract' ? 'provider' : 'scrape',
+      textKind: kind,
+      fullTextUrl: x.fullTextUrl ?? null,
+      fullTextFailure: x.fullTextFailure ?? null,
       providers: c.providers,
       searchRank: c.rank,
       fetchedAt: req.now,
@@ -378,9 +572,12 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     fetched,
     fromIndex,
     scraped,
+    fromProvider,
+    texts,
+    selection: { wantedKinds: selection.wantedKinds, asked: providers.map((p) => p.id), skipped: selection.skipped },
     dropped,
     droppedSources,
-    providers: deps.providers.map((p) => ({ id: p.id, ...providerReports.get(p.id)! })),
+    providers: providers.map((p) => ({ id: p.id, ...providerReports.get(p.id)! })),
     warnings,
     deadlineReached,
   };

@@ -4,6 +4,15 @@
  * actually used, in the requested format), `methodology` and
  * `visualization_data`.
  *
+ * Which text each source is (`text_read` of sources_analyzed;
+ * `methodology.source_texts`): `full_text` (the provider's open-access full
+ * text, its URL in `full_text_url`), `abstract` (the provider's abstract:
+ * evidence offsets point into it), `page` (the result's page) or `index`
+ * (the local index's stored text); when a full text was offered but not
+ * read, `full_text_failed` says why. `methodology.provider_selection` names
+ * the provider kinds the request's `sources` wanted, the providers asked
+ * and those skipped (with their kinds).
+ *
  * A source is *used* when the report quotes it: in an insight's evidence or
  * contradiction, the summary, an entity's statements or a trend's evidence.
  *
@@ -18,7 +27,7 @@
  * 0.25 search + 0.45 passages + 0.15 entities + 0.15 quality.
  */
 import {
-  isVerbatim, round4, type Corpus, type Evidence, type KeyInsight, type ResearchSource, type SourceView, type CitationFormat,
+  isVerbatim, round4, type Corpus, type Evidence, type KeyInsight, type ResearchSource, type SourceTextKind, type SourceView, type CitationFormat,
 } from '../../../core/research.js';
 import { formatCitations } from './citations.js';
 
@@ -29,8 +38,14 @@ export interface ReportArgs {
   /** Analyser outputs in the order they ran, by analyser id. */
   readonly analyses: readonly { readonly id: string; readonly method: string; readonly fields: Readonly<Record<string, unknown>>; readonly notes: readonly string[] }[];
   readonly gather: {
-    readonly found: number; readonly fetched: number; readonly fromIndex: number; readonly scraped: number;
+    readonly found: number; readonly fetched: number; readonly fromIndex: number; readonly scraped: number; readonly fromProvider: number;
+    readonly texts: Readonly<Record<SourceTextKind, number>>;
     readonly dropped: Readonly<Record<string, number>>; readonly providers: readonly { readonly id: string; readonly results: number; readonly failures: number }[];
+    readonly selection: {
+      readonly wantedKinds: readonly string[] | null;
+      readonly asked: readonly string[];
+      readonly skipped: readonly { readonly id: string; readonly kinds: readonly string[] }[];
+    };
     readonly deadlineReached: boolean;
   };
   readonly timings: readonly StageTiming[];
@@ -111,6 +126,8 @@ export function assembleReport(a: ReportArgs): Assembled {
       quality: s.quality,
       providers: s.providers,
       origin: s.origin,
+      text_read: s.textKind,
+      ...(s.fullTextUrl ? { full_text_url: s.fullTextUrl } : {}),
       text_length: s.text.length,
       used: used.has(s.id),
     };
@@ -158,11 +175,25 @@ export function assembleReport(a: ReportArgs): Assembled {
         geographic_focus: corpus.plan.regions,
       },
       providers: a.gather.providers,
+      provider_selection: {
+        wanted_kinds: a.gather.selection.wantedKinds,
+        asked: a.gather.selection.asked,
+        skipped: a.gather.selection.skipped.map((p) => ({ id: p.id, kinds: p.kinds })),
+      },
+      source_texts: corpus.sources.map((s) => ({
+        source_id: s.id,
+        text: s.textKind,
+        characters: s.text.length,
+        ...(s.fullTextUrl ? { full_text_url: s.fullTextUrl } : {}),
+        ...(s.fullTextFailure ? { full_text_failed: s.fullTextFailure } : {}),
+      })),
       counts: {
         found: a.gather.found,
         fetched: a.gather.fetched,
         from_index: a.gather.fromIndex,
         scraped: a.gather.scraped,
+        from_provider: a.gather.fromProvider,
+        texts: a.gather.texts,
         analysed: corpus.sources.length,
         used: used.size,
         dropped: a.gather.dropped,

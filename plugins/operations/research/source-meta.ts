@@ -18,6 +18,23 @@
  * | issue       | citation_issue, prism.number, JSON-LD issueNumber (of isPartOf)                                    |
  * | pages       | citation_firstpage-citation_lastpage, prism.startingpage-prism.endingpage, JSON-LD pageStart-pageEnd / pagination |
  *
+ * A search provider's record (`provider`: DOI, authors, venue) enters
+ * this table in one of two places. From a scholarly index (`authoritative`:
+ * the result has a DOI or document type academic, or only academic
+ * providers named it; gather.ts decides), it comes FIRST for doi, authors
+ * and container: a scholarly index's record is curated (ordered full author
+ * lists, the journal's name, the registered DOI), while a publisher's page
+ * often carries the repository's or platform's name as site name, a
+ * truncated author list, or no tags at all (a PDF). Otherwise (a news or
+ * web provider, whose "authors" may be a submitter and "venue" an
+ * aggregator) it comes LAST: after the indexed DOI / site name / author,
+ * so it only fills gaps. Titles, dates, publisher, volume, issue and pages
+ * keep the page-first order above (the provider's title and date enter as
+ * `indexed`): a page's citation_publication_date is the exact date, while
+ * a provider's date may be when an aggregator saw the item. An
+ * authoritative record without a stronger signal makes cslType
+ * `article-journal`.
+ *
  * The JSON-LD item read is the page's most specific creative work:
  * ScholarlyArticle > news articles > Report > other articles / blog posts >
  * social and forum postings > a WebPage's `mainEntity` > WebPage; microdata
@@ -61,6 +78,19 @@ export interface SourceMetaInput {
     readonly doi?: string | null;
     readonly publishedAt?: number | null;
     readonly type?: string | null;
+  } | null;
+  /**
+   * A search provider's record of the work (ProviderResult's scholarly
+   * fields), when the source came from a result that has them. With
+   * `authoritative` (a scholarly index's record: see gather.ts), its DOI,
+   * authors and venue win over the page's tags; without, they only fill
+   * what the page, its structured data and the index leave empty.
+   */
+  readonly provider?: {
+    readonly doi?: string | null;
+    readonly authors?: readonly string[] | null;
+    readonly venue?: string | null;
+    readonly authoritative?: boolean;
   } | null;
 }
 
@@ -494,11 +524,16 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
   const ldPart = main === undefined ? { container: null, volume: null, issue: null } : partOf(ld, byId);
   const ldPublisher = nameOf(own(ld, 'publisher'), byId);
 
+  const provider = input.provider ?? {};
+  const authoritative = provider.authoritative === true;
+  const providerVenue = textOrNull(provider.venue);
   const container = pickFirst(
+    authoritative ? providerVenue : null,
     firstTag(tags, 'citation_journal_title', 'citation_conference_title', 'prism.publicationname'),
     ldPart.container,
     firstTag(tags, 'og:site_name', 'application-name'),
     textOrNull(indexed.siteName),
+    providerVenue,
     ldPublisher,
   );
 
@@ -517,7 +552,13 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
     firstTag(tags, 'twitter:title'),
   ) ?? (hostOf(input.url) || input.url.slice(0, MAX_TITLE));
 
-  const authors = readAuthors(tags, ld, byId, indexed.author);
+  const providerAuthors = (): string[] => {
+    const names = new Names();
+    for (const a of (Array.isArray(provider.authors) ? provider.authors : []).slice(0, 1000)) names.add(nameFrom(a));
+    return names.list;
+  };
+  const fromProvider = providerAuthors();
+  const authors = authoritative && fromProvider.length > 0 ? fromProvider : readAuthors(tags, ld, byId, indexed.author, fromProvider);
 
   const publishedAt = pickFirst(
     ...['citation_publication_date', 'citation_date', 'citation_online_date'].map((k) => dateFromMeta(tags(k))),
@@ -533,7 +574,9 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
     firstTag(tags, 'citation_technical_report_institution'),
   );
 
+  const providerDoi = normaliseDoi(provider.doi);
   const doi = pickFirst(
+    authoritative ? providerDoi : null,
     ...['citation_doi', 'prism.doi', 'dc.identifier', 'dcterms.identifier', 'bepress_citation_doi'].map((k) => {
       for (const v of tags(k)) {
         const d = normaliseDoi(v);
@@ -543,6 +586,7 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
     }),
     main === undefined ? null : doiOfLd(ld, byId),
     normaliseDoi(indexed.doi),
+    providerDoi,
     /^(?:https?:\/\/)(?:dx\.)?doi\.org\//i.test(input.url) ? normaliseDoi(input.url) : null,
   );
 
@@ -563,7 +607,7 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
         ? 'article-newspaper'
         : ldIs(POSTING)
           ? 'post'
-          : CSL_OF_INDEXED[typeof indexed.type === 'string' ? indexed.type : ''] ?? 'webpage';
+          : CSL_OF_INDEXED[typeof indexed.type === 'string' ? indexed.type : ''] ?? (authoritative ? 'article-journal' : 'webpage');
 
   return {
     title,
@@ -579,7 +623,7 @@ export function sourceMetaFrom(input: SourceMetaInput): SourceMeta {
   };
 }
 
-function readAuthors(tags: Tags, ld: Obj, byId: ReadonlyMap<string, Obj>, indexedAuthor: string | null | undefined): string[] {
+function readAuthors(tags: Tags, ld: Obj, byId: ReadonlyMap<string, Obj>, indexedAuthor: string | null | undefined, providerAuthors: readonly string[] = []): string[] {
   const tries: (() => string[])[] = [
     () => tags('citation_author').map(nameFrom).filter((x): x is string => x !== null),
     () => tags('citation_authors').flatMap((v) => v.split(';')).map(nameFrom).filter((x): x is string => x !== null),
@@ -593,6 +637,7 @@ function readAuthors(tags: Tags, ld: Obj, byId: ReadonlyMap<string, Obj>, indexe
     () => tags('article:author').map(nameFrom).filter((x): x is string => x !== null),
     () => tags('author').flatMap((v) => splitAuthors(cleanText(v, 2000))).map(nameFrom).filter((x): x is string => x !== null),
     () => (typeof indexedAuthor === 'string' ? splitAuthors(cleanText(indexedAuthor, 2000)).map(nameFrom).filter((x): x is string => x !== null) : []),
+    () => [...providerAuthors],
   ];
   for (const t of tries) {
     const names = new Names();
