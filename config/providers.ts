@@ -41,7 +41,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProviderSpec[] = [
       INDEX: 'Index (or alias, or comma-separated indices) searched, required.',
       FIELDS: 'Comma-separated fields of simple_query_string, with ^boosts (default title^2,text,content,body).',
       DATE_FIELD: 'Date field time_range filters on (default published_at).',
-      LANGUAGE_FIELD: 'Keyword field language filters on (default language).',
+      LANGUAGE_FIELD: 'Keyword field language filters on (unset: Scour filters by language afterwards).',
       URL_FIELD: 'Field holding the document URL (default url).',
       TITLE_FIELD: 'Field holding the title (default title).',
     },

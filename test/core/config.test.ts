@@ -27,6 +27,7 @@ describe('settings from the environment', () => {
       SCOUR_EXTRACTION_WORKERS: '0', SCOUR_EXTRACTION_TIMEOUT: '5', SCOUR_EXTRACTION_INLINE_BELOW: '4096',
       SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
       SCOUR_SEARCH_PROVIDERS: ' Local, searxng ,', SEARXNG_URL: 'http://10.0.0.5:8888/searx/', SCOUR_SEARCH_PROVIDER_TIMEOUT: '3', SCOUR_INDEX_SCRAPES: 'yes',
+      SCOUR_PROVIDER_OPENALEX_KEY: 'oa-1', SCOUR_PROVIDER_GOOGLE_CX: 'cx-1', SCOUR_CONTACT_EMAIL: 'ops@scour.example.com',
       SCOUR_EXPORT_TTL: '600', SCOUR_JOB_RETENTION: '3600', LLM_BASE_URL: 'http://10.0.0.9:8000/v1/', LLM_MODEL: 'm1', LLM_API_KEY: 'sk-1', LLM_TIMEOUT: '12', LLM_MAX_TOKENS: '512', LLM_JSON_MODE: 'false',
     });
     expect(s).toEqual({
@@ -39,7 +40,7 @@ describe('settings from the environment', () => {
       chromiumPath: '/opt/chromium', browserPages: 8,
       extractionWorkers: 0, extractionTimeoutMs: 5000, extractionInlineBelow: 4096,
       jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
-      searchProviders: ['local', 'searxng'], searxngUrl: 'http://10.0.0.5:8888/searx', searchProviderTimeoutMs: 3000, indexScrapes: true,
+      searchProviders: ['local', 'searxng'], providerSettings: { openalex: { KEY: 'oa-1' }, google: { CX: 'cx-1' } }, contactEmail: 'ops@scour.example.com', searxngUrl: 'http://10.0.0.5:8888/searx', searchProviderTimeoutMs: 3000, indexScrapes: true,
       exportTtlSeconds: 600, jobRetentionSeconds: 3600,
       llm: { baseUrl: 'http://10.0.0.9:8000/v1', model: 'm1', apiKey: 'sk-1', timeoutMs: 12_000, maxTokens: 512, jsonMode: false },
     });
