@@ -175,11 +175,13 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   }
 
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
+  // One pause book for search and research: a provider that rate-limits one is left alone by both.
+  const pauseBook = { pauses, now: () => clock.now() };
   // POST /mcp: its tool calls run through the app built below (attached once it exists).
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, { pauses, now: () => clock.now() }), ...researchPlugins(settings, searchIndex, blobs)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook)];
   } catch (e) {
     await closeAll();
     throw e;

@@ -7,6 +7,7 @@
 import type { PluginBase } from '../core/plugin.js';
 import type { BlobStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
+import type { PauseBook } from '../core/search-merge.js';
 import type { IndexTokenizer } from '../core/research.js';
 import { analyserKey, termOf, tokenize } from '../adapters/search-index/analysis.js';
 import { createResearchOperation } from '../plugins/operations/research/index.js';
@@ -30,13 +31,14 @@ export const indexTokenizer: IndexTokenizer = {
   },
 };
 
-export function researchPlugins(settings: Settings, index: SearchIndex, blobs: BlobStore): PluginBase[] {
+export function researchPlugins(settings: Settings, index: SearchIndex, blobs: BlobStore, pauses?: PauseBook): PluginBase[] {
   return [
     ...builtinAnalysers,
     ...builtinExporters,
     createResearchOperation({
       providers: enabledSearchProviders(settings),
       providerTimeoutMs: settings.searchProviderTimeoutMs,
+      ...(pauses === undefined ? {} : { pauses }),
       index,
       tokenizer: indexTokenizer,
       egress: egressPolicy(settings.allowPrivateTargets),

@@ -262,6 +262,12 @@ function fillGaps(first: ProviderResult, other: ProviderResult): ProviderResult 
     type: first.type ?? other.type ?? null,
     language: first.language ?? other.language ?? null,
     country: first.country ?? other.country ?? null,
+    // A scholarly index's record fills what a web provider's result lacks (research cites and reads them).
+    ...(first.doi ?? other.doi ? { doi: first.doi ?? other.doi } : {}),
+    ...((first.authors?.length ?? 0) > 0 || (other.authors?.length ?? 0) > 0 ? { authors: (first.authors?.length ?? 0) > 0 ? first.authors : other.authors } : {}),
+    ...(first.venue ?? other.venue ? { venue: first.venue ?? other.venue } : {}),
+    ...(first.fullTextUrl ?? other.fullTextUrl ? { fullTextUrl: first.fullTextUrl ?? other.fullTextUrl } : {}),
+    ...(first.abstract ?? other.abstract ? { abstract: first.abstract ?? other.abstract } : {}),
   };
 }
 

@@ -49,7 +49,7 @@ import {
   domainOf, parseQuery, visibleCollections, type ProviderKind, type ProviderResult, type SearchFilters, type SearchIndex, type SearchProviderPlugin,
   type StoredDocument,
 } from '../../../core/search.js';
-import { ask, fuse, normaliseUrl, postFilter } from '../../../core/search-merge.js';
+import { ask, fuse, normaliseUrl, postFilter, type PauseBook } from '../../../core/search-merge.js';
 import { classifySource, countryOfDomain, qualityOf } from './classify.js';
 import { regionOf } from './plan.js';
 import { normaliseDoi, sourceMetaFrom } from './source-meta.js';
@@ -69,6 +69,8 @@ export interface ScrapedPage {
 export interface GatherDeps {
   readonly providers: readonly SearchProviderPlugin[];
   readonly providerTimeoutMs: number;
+  /** Providers paused after rate-limiting us (PROVIDER_PAUSED warnings, not asked). */
+  readonly pauses?: PauseBook;
   readonly index: SearchIndex | undefined;
   /** Read one URL through the page pipeline; rejects with an ApiFailure. */
   readonly scrape: (url: string, timeoutMs: number, signal: AbortSignal) => Promise<ScrapedPage>;
@@ -325,7 +327,7 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     const parsed = parseQuery(text);
     if (!parsed.ok) return;
     for (const p of providers) {
-      asks.push(ask(p, (signal) => p.search({ query: parsed.query, filters, accountId: req.accountId, signal, now: req.now, limit: perQuery }), deps.providerTimeoutMs, req.signal)
+      asks.push(ask(p, (signal) => p.search({ query: parsed.query, filters, accountId: req.accountId, signal, now: req.now, limit: perQuery }), deps.providerTimeoutMs, req.signal, deps.pauses)
         .then((o) => o.ok
           ? { q, provider: p.id, results: postFilter(o.response.results, o.response.applied, parsed.query, filters) }
           : { q, provider: p.id, results: undefined, warning: o.warning.message }));

@@ -3,6 +3,7 @@
  * export), built once per server and run as one chain (`work`) by the
  * synchronous route (index.ts) and by the job runner (job.ts).
  */
+import type { PauseBook } from '../../../core/search-merge.js';
 import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { PlanId } from '../../../core/accounts.js';
@@ -27,6 +28,8 @@ export interface ResearchOptions {
   /** Provider ids in priority order (SCOUR_SEARCH_PROVIDERS). */
   readonly providers: readonly string[];
   readonly providerTimeoutMs: number;
+  /** Providers paused after rate-limiting us: the same book as the search operation's. */
+  readonly pauses?: PauseBook;
   readonly index: SearchIndex | undefined;
   /** The local index's tokenizer (its terms), for ranking passages. */
   readonly tokenizer: IndexTokenizer;
@@ -121,7 +124,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
             plan: ctx.plan, accountId: ctx.account.id, now: ctx.receivedAt, deadline: ctx.startedAt + ctx.plan.deadlineMs, signal,
             progress: (p) => ctx.progress?.({ stage: 'gather', found: p.found, read: p.read, sources: p.accepted }),
           }, {
-            providers, providerTimeoutMs: options.providerTimeoutMs, index: options.index, scrape: scrapePage,
+            providers, providerTimeoutMs: options.providerTimeoutMs, ...(options.pauses === undefined ? {} : { pauses: options.pauses }), index: options.index, scrape: scrapePage,
             refused: (url) => { const c = checkTargetUrl(url, options.egress); return c.ok ? undefined : c.reason; },
             concurrency: Math.max(1, Math.min(8, planConcurrency > 0 ? planConcurrency : 8)),
           });
