@@ -195,7 +195,7 @@ export const ENV_VARS = {
   SCOUR_WORKER_CONCURRENCY: 'Bulk jobs one process runs at once (each runs its URLs at its own concurrent_requests). Default 2.',
   SCOUR_WEBHOOK_SCHEDULE: 'Delays between webhook attempts, e.g. 2s,10s,1m,5m,30m,2h (the default): 1 to 20 entries from 1 s to 24 h; each gets +-20% jitter.',
   SCOUR_WEBHOOK_TIMEOUT: 'Seconds one webhook attempt may take before it counts as failed. Default 10.',
-  SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, a built-in provider, or a plugin\'s id). Default: local, every keyless built-in provider (wikipedia, openalex, arxiv, crossref, hackernews, stackexchange), each keyed one whose key is set (brave, google, elasticsearch), and searxng when SEARXNG_URL is set. local alone keeps every query on this machine.',
+  SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, a built-in provider, or a plugin\'s id). Default: local, searxng when SEARXNG_URL is set, every keyless built-in provider (wikipedia, openalex, arxiv, crossref, hackernews, stackexchange), and each keyed one whose key is set (brave, google, elasticsearch). local alone keeps every query on this machine.',
   SCOUR_CONTACT_EMAIL: 'A contact address sent to the services that ask for one (OpenAlex and Crossref: their polite pools answer faster). Unset: none is sent.',
   ...providerVariables(),
   LLM_BASE_URL: 'Base URL of an OpenAI-compatible chat endpoint (http://127.0.0.1:8000/v1) that rewrites research summaries, insights and recommendations from the evidence; unset: research is fully deterministic.',

@@ -24,7 +24,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProviderSpec[] = [
   { id: 'wikipedia', keyless: true, requires: [], settings: {}, service: 'Wikipedia (the MediaWiki Action API of https://{lang}.wikipedia.org)' },
   { id: 'openalex', keyless: true, requires: [], settings: {}, key: 'optional OpenAlex API key (api_key)', service: 'OpenAlex (https://api.openalex.org)' },
   { id: 'arxiv', keyless: true, requires: [], settings: {}, service: 'arXiv (https://export.arxiv.org)' },
-  { id: 'crossref', keyless: true, requires: [], settings: {}, service: 'Crossref (https://api.crossref.org)' },
+  { id: 'crossref', keyless: true, requires: [], settings: {}, key: 'optional Crossref Metadata Plus token (sent as Crossref-Plus-API-Token)', service: 'Crossref (https://api.crossref.org)' },
   { id: 'hackernews', keyless: true, requires: [], settings: {}, service: 'Hacker News search by Algolia (https://hn.algolia.com)' },
   {
     id: 'stackexchange', keyless: true, requires: [], key: 'optional Stack Exchange app key (a higher daily quota)',

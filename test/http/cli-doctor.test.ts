@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, MAIN, runCli, TSX } from '../support/cli.js';
+import { startHackernews } from '../support/standins/hackernews.js';
+import { startWikipedia } from '../support/standins/wikipedia.js';
 import { PG_ADMIN_URL, REDIS_TEST_URL } from '../support/services.js';
 
 const SETUP = join(process.cwd(), 'scripts/setup.sh');
@@ -153,6 +155,44 @@ describe('scour doctor', () => {
     expect(r.out).toMatch(/^failed\s+Redis\s+redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED.*Fix: start Redis/m);
     expect(r.out).toContain('2 problems: Chromium, Redis');
   }, 90_000);
+
+  it('search providers: one small query each (ok with the time and count, failed with the fix, exit 1); --offline lists them and contacts none', async () => {
+    const wiki = await startWikipedia();
+    const hn = await startHackernews();
+    try {
+      wiki.setHits([{ title: 'Science', snippet: '<span class="searchmatch">Science</span> is', timestamp: '2026-01-01T00:00:00Z', pageid: 1 }]);
+      hn.setMode('error');
+      const cwd = dataDir();
+      const env = {
+        SCOUR_DATA_DIR: join(cwd, 'data'), SCOUR_SEARCH_PROVIDERS: 'local,wikipedia,hackernews',
+        SCOUR_PROVIDER_WIKIPEDIA_URL: `${wiki.url}/{lang}`, SCOUR_PROVIDER_HACKERNEWS_URL: hn.url,
+      };
+      const r = await runCli(['doctor'], env, cwd, 60_000);
+      expect(r.code, r.out + r.err).toBe(1);
+      expect(r.out).toMatch(/^info\s+provider local\s+the local index, on this machine/m);
+      expect(r.out).toMatch(new RegExp(`^ok\\s+provider wikipedia\\s+${wiki.url.replace(/[.]/g, '\\.')}/\\{lang\\}/w/api\\.php: answered in \\d+ ms \\(1 result for a test query\\)`, 'm'));
+      const failed = r.out.split('\n').find((l) => /^failed\s+provider hackernews/.test(l));
+      expect(failed, r.out).toContain('HTTP 5');
+      expect(failed).toContain('Fix: check the network and SCOUR_PROVIDER_HACKERNEWS_* settings, or leave hackernews out of SCOUR_SEARCH_PROVIDERS');
+      expect(r.out).toContain('1 problem: provider hackernews');
+      expect(wiki.requests.length).toBe(1);
+
+      const before = wiki.requests.length + hn.requests.length;
+      const off = await runCli(['doctor', '--offline', '--json'], env, cwd, 60_000);
+      const report = JSON.parse(off.out);
+      const byName = Object.fromEntries(report.checks.map((c: { name: string }) => [c.name, c]));
+      expect(byName['provider wikipedia']).toMatchObject({ status: 'info' });
+      expect(byName['provider wikipedia'].detail).toContain('not contacted: --offline');
+      expect(byName['provider hackernews'].status).toBe('info');
+      expect(wiki.requests.length + hn.requests.length).toBe(before);
+      const bad = await runCli(['doctor', '--offline', '--later'], env, cwd, 60_000);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('doctor takes only --json and --offline');
+    } finally {
+      await wiki.close();
+      await hn.close();
+    }
+  }, 120_000);
 });
 
 describe('scour serve without Chromium', () => {
