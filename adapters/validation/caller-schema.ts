@@ -83,8 +83,14 @@ function describe(e: ErrorObject): FieldIssue {
   return { field: at, message: e.message ?? 'is invalid' };
 }
 
+/** Compiled schemas kept, by their JSON text (a client that sends the same schema again skips Ajv's few milliseconds). */
+export const COMPILED_KEPT = 64;
+
+const SELF_REFERENCE = 'is not a usable JSON Schema: its $ref chain does not end (a reference that resolves to itself)';
+
 export class AjvCallerSchemas implements CallerSchemas {
   private readonly ajv: Ajv;
+  private readonly kept = new Map<string, ReturnType<CallerSchemas['compile']>>();
   constructor() {
     this.ajv = new Ajv({
       allErrors: true, useDefaults: false, coerceTypes: false, passContext: true, messages: true,
@@ -110,6 +116,20 @@ export class AjvCallerSchemas implements CallerSchemas {
     if (!isRecord(schema)) return { ok: false, problems: ['must be a JSON Schema: a JSON object'] };
     const text = JSON.stringify(schema);
     if (text.length > MAX_SCHEMA_CHARS) return { ok: false, problems: [`is ${text.length} characters as JSON; at most ${MAX_SCHEMA_CHARS}`] };
+    const known = this.kept.get(text);
+    if (known !== undefined) {
+      // Most recently used last.
+      this.kept.delete(text);
+      this.kept.set(text, known);
+      return known;
+    }
+    const compiled = this.compileNew(schema, text);
+    this.kept.set(text, compiled);
+    if (this.kept.size > COMPILED_KEPT) this.kept.delete(this.kept.keys().next().value!);
+    return compiled;
+  }
+
+  private compileNew(schema: Record<string, unknown>, text: string): ReturnType<CallerSchemas['compile']> {
     if (depthOver(schema, MAX_SCHEMA_DEPTH)) return { ok: false, problems: [`nests deeper than ${MAX_SCHEMA_DEPTH} levels`] };
     const problems: string[] = [];
     if (schema.type !== 'object') problems.push('must have "type": "object" (the answer is one JSON object)');
@@ -121,19 +141,29 @@ export class AjvCallerSchemas implements CallerSchemas {
     try {
       validate = this.ajv.compile(own);
     } catch (e) {
+      if (e instanceof RangeError) return { ok: false, problems: [SELF_REFERENCE] };
       const message = e instanceof Error ? e.message : String(e);
       return { ok: false, problems: [message.replace(/^schema is invalid: /, 'is not a valid JSON Schema: ').replace(/\bdata(?=[/ ])/g, 'schema').slice(0, 500)] };
     } finally {
       this.ajv.removeSchema(own);
     }
-    return {
-      ok: true,
-      validate: (answer: unknown): AnswerCheck => {
-        const context: QuoteContext = { quoted: [] };
-        const ok = validate.call(context, answer) as boolean;
-        const errors = ok ? [] : (validate.errors ?? []).slice(0, MAX_ANSWER_ERRORS).map(describe);
-        return { errors, quoted: context.quoted };
-      },
+    const run = (answer: unknown): AnswerCheck => {
+      const context: QuoteContext = { quoted: [] };
+      let ok: boolean;
+      try {
+        ok = validate.call(context, answer) as boolean;
+      } catch (e) {
+        // A reference loop that only some answers walk into (`$ref: "#"` on the root walks into it on any).
+        return { errors: [{ field: '', message: e instanceof RangeError ? `the schema ${SELF_REFERENCE.slice(3)}` : `the schema could not be applied: ${String(e).slice(0, 200)}` }], quoted: [] };
+      }
+      const errors = ok ? [] : (validate.errors ?? []).slice(0, MAX_ANSWER_ERRORS).map(describe);
+      return { errors, quoted: context.quoted };
     };
+    // The simplest answers: a schema that loops on them loops on every answer.
+    for (const probe of [{}, { a: {} }]) {
+      const check = run(probe);
+      if (check.errors.length === 1 && check.errors[0]!.message.startsWith('the schema ')) return { ok: false, problems: [SELF_REFERENCE] };
+    }
+    return { ok: true, validate: run };
   }
 }
