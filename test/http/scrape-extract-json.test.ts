@@ -292,6 +292,29 @@ describe.each(ADAPTERS)('extract_json (%s)', (adapter) => {
     expect(received).toHaveLength(1);
   });
 
+  it('a reply over 1 MiB: 503 MODEL_UNAVAILABLE (too_large), read no further, nothing charged', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(completion(JSON.stringify({ headline: 'x'.repeat(2 * 1024 * 1024), burrows_measured: 1 })));
+    };
+    const { r, cost } = await run(ask({ schema: SCHEMA }));
+    expectErrorBody(r, 503, 'MODEL_UNAVAILABLE');
+    expect(r.body.details).toMatch(/too_large/);
+    expect(cost).toBe(0);
+  });
+
+  it('an answer cut at max_tokens (finish_reason length, half a JSON object) is not JSON: retried, and a whole one is delivered', async () => {
+    let n = 0;
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(n++ === 0 ? completion('{"headline": "Wombats dig squ', 'length') : completion(JSON.stringify(GOOD)));
+    };
+    const { r } = await run(ask({ schema: SCHEMA }));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.extracted_json).toEqual(GOOD);
+    expect(received[1]!.json.messages![3]!.content).toMatch(/is not JSON/);
+  });
+
   it('a server without a model: 503 MODEL_UNAVAILABLE before the page is fetched, nothing charged; a bad schema is still a 400 there', async () => {
     const hits = siteHits;
     const { r, cost } = await run(ask({ schema: SCHEMA }), bare);
