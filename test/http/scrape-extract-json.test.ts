@@ -280,6 +280,27 @@ describe.each(ADAPTERS)('extract_json (%s)', (adapter) => {
     expect(took).toBeLessThan(8_000);
   }, 20_000);
 
+  it('a client that goes away while the model thinks: the model call is cancelled, the hold released, nothing charged', async () => {
+    let closed = false;
+    handler = (req) => { req.socket.on('close', () => { closed = true; }); }; // never answers
+    const a = await account();
+    const before = await balance(a.key);
+    const gone = new AbortController();
+    const pending = call(`${s.url}/v1/scrape`, 'POST', { auth: `Bearer ${a.key}`, body: ask({ schema: SCHEMA }, { timeout: 60 }), signal: gone.signal }).catch(() => 'aborted');
+    const until = async (ok: () => boolean | Promise<boolean>) => {
+      const t0 = Date.now();
+      while (!(await ok()) && Date.now() - t0 < 5_000) await new Promise((resolve) => setTimeout(resolve, 25));
+    };
+    await until(() => received.length === 1);
+    expect(received).toHaveLength(1);
+    gone.abort();
+    expect(await pending).toBe('aborted');
+    await until(() => closed);
+    expect(closed, 'the model call was cancelled').toBe(true);
+    await until(async () => (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${a.key}` })).body.credits_reserved === 0);
+    expect(await balance(a.key)).toBe(before);
+  }, 20_000);
+
   it('a model server that fails (HTTP 500): 503 MODEL_UNAVAILABLE with its message, nothing charged, not retried', async () => {
     handler = (_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });
