@@ -198,7 +198,7 @@ export const ENV_VARS = {
   SCOUR_SEARCH_PROVIDERS: 'Search providers, comma-separated, in priority order (local, searxng, a built-in provider, or a plugin\'s id). Default: local, searxng when SEARXNG_URL is set, every keyless built-in provider (wikipedia, openalex, arxiv, crossref, hackernews, stackexchange), and each keyed one whose key is set (brave, google, elasticsearch). local alone keeps every query on this machine.',
   SCOUR_CONTACT_EMAIL: 'A contact address sent to the services that ask for one (OpenAlex and Crossref: their polite pools answer faster). Unset: none is sent.',
   ...providerVariables(),
-  LLM_BASE_URL: 'Base URL of an OpenAI-compatible chat endpoint (http://127.0.0.1:8000/v1) that rewrites research summaries, insights and recommendations from the evidence; unset: research is fully deterministic.',
+  LLM_BASE_URL: 'Base URL of an OpenAI-compatible chat endpoint (http://127.0.0.1:8000/v1) that rewrites research summaries, insights and recommendations from the evidence and fills a scrape\'s extract_json; unset: research is fully deterministic and extract_json is 503 MODEL_UNAVAILABLE.',
   LLM_MODEL: 'The model name sent to LLM_BASE_URL (required with it).',
   LLM_API_KEY: 'Bearer key for LLM_BASE_URL, if it needs one.',
   LLM_TIMEOUT: 'Seconds one model call may take (1 to 600, default 30); research also bounds it by its own deadline.',

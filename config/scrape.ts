@@ -19,6 +19,8 @@ import { createBulkScrapeOperation } from '../plugins/operations/scrape/bulk.js'
 import { createPagePipeline } from '../plugins/operations/scrape/page.js';
 import { createConfiguredProxyProvider, parseProxyConfig } from '../plugins/proxies/configured.js';
 import type { Settings } from './env.js';
+import { AjvCallerSchemas } from '../adapters/validation/caller-schema.js';
+import { createJsonExtractor } from '../plugins/json-extractor/index.js';
 import { classifyAddress, type EgressPolicy } from '../core/egress.js';
 
 /** The egress policy a setting means: 'loopback' admits 127.0.0.0/8 and ::1 and nothing else private. */
@@ -32,12 +34,16 @@ const PROXY_RETRIES = 2;
 
 /** What the scrape operations are built with. */
 export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: SearchIndex): ScrapeOptions {
+  const callerSchemas = new AjvCallerSchemas();
   return {
     blobs,
     egress: egressPolicy(settings.allowPrivateTargets),
     screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
     publicUrl: settings.publicUrl,
     index: settings.indexScrapes ? index : undefined,
+    callerSchemas,
+    // extract_json's model: research's (LLM_*), when one is configured.
+    jsonExtractor: settings.llm === undefined ? undefined : createJsonExtractor({ ...settings.llm, schemas: callerSchemas }),
   };
 }
 

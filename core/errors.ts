@@ -273,6 +273,31 @@ export class SearchUnavailable extends Data.TaggedError('SearchUnavailable')<{
   headers() { return { 'retry-after': String(this.retryAfter) }; }
 }
 
+const S_MODEL_UNAVAILABLE = spec('ModelUnavailable', 503, 'MODEL_UNAVAILABLE', 'A field that needs a model (extract_json) was asked of a server with no model configured (LLM_BASE_URL), or the model server failed (an HTTP error, refused connection, malformed reply); nothing was charged. Carries details.');
+/** 503: no model on this server, or the model server failed (extract_json); nothing is charged. */
+export class ModelUnavailable extends Data.TaggedError('ModelUnavailable')<{ readonly message: string; readonly details: string; readonly retryAfter?: number }> implements ApiFailure {
+  readonly status = S_MODEL_UNAVAILABLE.status;
+  readonly code = S_MODEL_UNAVAILABLE.code;
+  fields() { return this.retryAfter === undefined ? { details: this.details } : { details: this.details, retry_after: this.retryAfter }; }
+  headers(): Record<string, string> { return this.retryAfter === undefined ? {} : { 'retry-after': String(this.retryAfter) }; }
+}
+
+const S_MODEL_INVALID = spec('ModelOutputInvalid', 502, 'MODEL_OUTPUT_INVALID', 'The model answered twice (the second time told what was wrong with the first) with something that is not JSON or does not validate against extract_json.schema; nothing was charged. Carries details and model_errors (path, message each).');
+/** 502: the model's answers were not JSON, or did not fit the caller's schema, twice; nothing is charged. */
+export class ModelOutputInvalid extends Data.TaggedError('ModelOutputInvalid')<{ readonly message: string; readonly details: string; readonly problems: readonly FieldIssue[] }> implements ApiFailure {
+  readonly status = S_MODEL_INVALID.status;
+  readonly code = S_MODEL_INVALID.code;
+  fields() { return { details: this.details, model_errors: this.problems.map((p) => ({ path: p.field, message: p.message })) }; }
+}
+
+const S_MODEL_TIMEOUT = spec('ModelTimeout', 504, 'MODEL_TIMEOUT', 'The model gave no complete answer within the request\'s timeout (or LLM_TIMEOUT); nothing was charged. Carries timeout (seconds).');
+/** 504: the model did not answer in time (extract_json); nothing is charged. */
+export class ModelTimeout extends Data.TaggedError('ModelTimeout')<{ readonly message: string; readonly timeoutSeconds: number }> implements ApiFailure {
+  readonly status = S_MODEL_TIMEOUT.status;
+  readonly code = S_MODEL_TIMEOUT.code;
+  fields() { return { timeout: this.timeoutSeconds }; }
+}
+
 /** The spec 7.1 error body. */
 export interface ErrorBody {
   readonly error: string;

@@ -29,6 +29,8 @@ export interface Prices {
     /** Extensions (not in the spec): contacts and social profiles of one page. */
     readonly extract_contacts: number;
     readonly extract_social: number;
+    /** Extension: a model fills the caller's JSON Schema from the main content (issue 27). */
+    readonly extract_json: number;
   };
   /** Extension: a crawl is charged per page it stores. */
   readonly crawl: {
@@ -66,6 +68,8 @@ export interface ScrapePriceInput {
   readonly extract_meta?: boolean;
   readonly extract_contacts?: boolean;
   readonly extract_social?: boolean;
+  /** Present: a model fills a JSON Schema (its value is not priced, only its presence). */
+  readonly extract_json?: object | false;
 }
 
 export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
@@ -80,12 +84,13 @@ export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
     (i.extract_schema ? p.extract_schema : 0) +
     (i.extract_meta ? p.extract_meta : 0) +
     (i.extract_contacts ? p.extract_contacts : 0) +
-    (i.extract_social ? p.extract_social : 0)
+    (i.extract_social ? p.extract_social : 0) +
+    (i.extract_json ? p.extract_json : 0)
   );
 }
 
 /** The priced options of a scrape whose output may fail to materialise: each is charged only when delivered. */
-export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social';
+export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social' | 'extract_json';
 
 /**
  * What a scrape that succeeded is charged: its price (the hold) less the

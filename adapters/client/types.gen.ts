@@ -230,6 +230,25 @@ export interface ScrapeRequest {
    */
   markdown?: boolean;
   /**
+   * Extension: a model (LLM_BASE_URL) fills the schema from the main content; the answer is checked (docs/scrape.md). +5 credits; 503 MODEL_UNAVAILABLE on a server without a model.
+   */
+  extract_json?: {
+    /**
+     * A JSON Schema (draft-07) with "type": "object": the answer, extracted_json, validates against it. Strings marked "x-quote": true must be found in the page. At most 16,384 characters as JSON and 16 levels deep; no pattern, patternProperties, $id or non-local $ref.
+     */
+    schema: {
+      /**
+       * This interface was referenced by `undefined`'s JSON-Schema definition
+       * via the `patternProperty` "^(.*)$".
+       */
+      [k: string]: unknown;
+    };
+    /**
+     * What to extract, in words (the schema's descriptions count too).
+     */
+    prompt?: string;
+  };
+  /**
    * Extension: custom extractor plugins to run, by id; results under extracted.<id>.
    *
    * @maxItems 20
@@ -267,6 +286,21 @@ export interface ScrapeResponse {
      */
     [k: string]: unknown;
   };
+  extracted_json?: {
+    /**
+     * This interface was referenced by `undefined`'s JSON-Schema definition
+     * via the `patternProperty` "^(.*)$".
+     */
+    [k: string]: unknown;
+  } | null;
+  /**
+   * QUOTE_NOT_FOUND (an x-quote value not found in the page, after one retry), CONTENT_TRUNCATED (the model saw only the start of the main content), NO_CONTENT (nothing to read: extracted_json is null, not charged).
+   */
+  extracted_json_warnings?: {
+    code: string;
+    path: string;
+    message: string;
+  }[];
   extractor_errors?: {
     /**
      * This interface was referenced by `undefined`'s JSON-Schema definition

@@ -44,7 +44,8 @@ export const MAX_BULK_RETRIES = 5;
 /** Failures worth another attempt (through another proxy where there are proxies). */
 const RETRYABLE = new Set(['TARGET_UNREACHABLE', 'TARGET_TIMEOUT', 'TARGET_BLOCKED', 'SERVICE_UNAVAILABLE']);
 
-const { url: _url, ...singleOptions } = ScrapeRequest.properties;
+// extract_json is for the single scrape only (a model call per URL: not offered in bulk yet).
+const { url: _url, extract_json: _json, ...singleOptions } = ScrapeRequest.properties;
 export const BulkRequest = StrictObject({
   urls: Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { minItems: 1, maxItems: MAX_BULK_URLS, description: 'At most 100 URLs; each is checked and guarded like a single scrape.' }),
   ...singleOptions,

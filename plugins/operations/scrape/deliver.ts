@@ -14,6 +14,7 @@ import type { BlobStore } from '../../../core/ports.js';
 import { type DeliverableOption, type Prices, scrapeCharge } from '../../../core/prices.js';
 import type { SearchIndex } from '../../../core/search.js';
 import type { PageSource } from '../../../core/extraction.js';
+import type { CallerSchemas, JsonExtractionWarning, JsonExtractor } from '../../../core/json-extraction.js';
 import type { ScrapeInput } from './request.js';
 
 export interface ScrapeOptions {
@@ -26,6 +27,10 @@ export interface ScrapeOptions {
   readonly publicUrl: string | undefined;
   /** SCOUR_INDEX_SCRAPES: index each successful scrape into its account's own collection. */
   readonly index?: SearchIndex | undefined;
+  /** extract_json's schema validator (judges a caller's schema at validation). */
+  readonly callerSchemas?: CallerSchemas | undefined;
+  /** extract_json's model (LLM_BASE_URL); absent: extract_json is 503 MODEL_UNAVAILABLE. */
+  readonly jsonExtractor?: JsonExtractor | undefined;
 }
 
 /** What the stages of one scrape have added by the time it is answered. */
@@ -39,11 +44,15 @@ export interface ScrapeOutcome {
   readonly screenshot: { url: string; expiresAt: string } | undefined;
   /** Why a screenshot taken could not be kept (the blob store failed). */
   readonly screenshotError?: string | undefined;
+  /** extract_json's answer (null: the page had no content to ask about), and its warnings. */
+  readonly extractedJson?: Readonly<Record<string, unknown>> | null | undefined;
+  readonly extractedJsonWarnings?: readonly JsonExtractionWarning[] | undefined;
 }
 
 /** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
-export function chargeOf(prices: Prices, ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown }): number {
+export function chargeOf(prices: Prices, ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown }): number {
   const missing: DeliverableOption[] = [...ctx.undelivered];
+  if (ctx.input.extract_json !== undefined && (ctx.extractedJson === undefined || ctx.extractedJson === null)) missing.push('extract_json');
   if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
   return scrapeCharge(prices, ctx.input, missing);
 }
@@ -67,6 +76,8 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
   if ('social' in b) out.social_profiles = b.social;
   if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
   if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
+  if (ctx.extractedJson !== undefined) out.extracted_json = ctx.extractedJson;
+  if (ctx.extractedJsonWarnings !== undefined && ctx.extractedJsonWarnings.length > 0) out.extracted_json_warnings = ctx.extractedJsonWarnings;
   if (ctx.screenshot !== undefined) {
     out.screenshot_url = ctx.screenshot.url;
     out.screenshot_expires_at = ctx.screenshot.expiresAt;

@@ -17,6 +17,7 @@ import { scrapePrice } from '../../../core/prices.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 import { chargeOf, deliveryStages, shape, type ScrapeOptions } from './deliver.js';
+import { extractJsonStages } from './extract-json.js';
 import { ScrapeRequest, ScrapeResponse, scrapeChecks, type ScrapeInput } from './request.js';
 
 export { FORBIDDEN_HEADERS, ScrapeRequest, ScrapeResponse, type ScrapeInput } from './request.js';
@@ -27,11 +28,12 @@ export function createScrapeOperation(options: ScrapeOptions) {
     name: 'operation-scrape',
     description: 'POST /v1/scrape and GET /v1/screenshots/{file}.',
     dependsOn: ['fetcher-http'],
-    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout'].map(errorSpec),
+    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout', 'ModelUnavailable', 'ModelOutputInvalid', 'ModelTimeout'].map(errorSpec),
     routes(host) {
       const pages = host.pages;
       const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
-      const { requestCheck } = scrapeChecks(pages, extractors, options.egress);
+      const { requestCheck } = scrapeChecks(pages, extractors, options.egress, options.callerSchemas);
+      const { needsModel, extractJson } = extractJsonStages(pages, options.jsonExtractor);
       const { storeScreenshot, indexStage } = deliveryStages(pages, options);
       const prices = host.prices;
       /** Only what was delivered is charged: the hold, less the options this page could not give. */
@@ -56,6 +58,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(host.stages.auth)
           .then(host.stages.quota('scrape'))
           .then(host.stages.validate(schema(ScrapeRequest), requestCheck))
+          .then(needsModel)
           .then(pages.guard)
           .then(host.stages.gate((i: ScrapeInput) => [
             ...(i.extract_contacts ? [{ feature: 'contacts', field: 'extract_contacts' }] : []),
@@ -65,6 +68,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
           .then(pages.fetch)
           .then(pages.judge)
           .then(pages.extractAlone)
+          .then(extractJson)
           .then(storeScreenshot)
           .then(charge)
           .then(host.stages.bill)

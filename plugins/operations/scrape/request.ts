@@ -8,6 +8,7 @@ import { BadRequest, type FieldIssue, type ProxyNotAvailable } from '../../../co
 import type { PageReader } from '../../../core/page.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import { isCountryCode } from '../../../core/countries.js';
+import type { CallerSchemas } from '../../../core/json-extraction.js';
 import { StrictObject, Type } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 
@@ -49,6 +50,10 @@ export const ScrapeRequest = StrictObject({
   timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, description: 'Extension: seconds for the whole fetch, render included. Default 30.' })),
   main_content: Type.Optional(Type.Boolean({ description: 'Extension: add main_content, the text of the main article only.' })),
   markdown: Type.Optional(Type.Boolean({ description: 'Extension: add markdown, the main content as Markdown.' })),
+  extract_json: Type.Optional(StrictObject({
+    schema: Type.Record(Type.String(), Type.Any(), { description: 'A JSON Schema (draft-07) with "type": "object": the answer, extracted_json, validates against it. Strings marked "x-quote": true must be found in the page. At most 16,384 characters as JSON and 16 levels deep; no pattern, patternProperties, $id or non-local $ref.' }),
+    prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'What to extract, in words (the schema\'s descriptions count too).' })),
+  }, { description: 'Extension: a model (LLM_BASE_URL) fills the schema from the main content; the answer is checked (docs/scrape.md). +5 credits; 503 MODEL_UNAVAILABLE on a server without a model.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
@@ -71,6 +76,10 @@ export const ScrapeResponse = Type.Object({
   main_content: Type.Optional(Type.String()),
   markdown: Type.Optional(Type.String()),
   extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  extracted_json: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { description: 'extract_json\'s answer: valid against its schema.' }))),
+  extracted_json_warnings: Type.Optional(Type.Array(StrictObject({ code: Type.String(), path: Type.String(), message: Type.String() }), {
+    description: 'QUOTE_NOT_FOUND (an x-quote value not found in the page, after one retry), CONTENT_TRUNCATED (the model saw only the start of the main content), NO_CONTENT (nothing to read: extracted_json is null, not charged).',
+  })),
   extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
   screenshot_url: Type.Optional(Type.String()),
   screenshot_expires_at: Type.Optional(Type.String()),
@@ -88,8 +97,9 @@ export const ScrapeResponse = Type.Object({
  * the validate stage over whatever fields passed the schema, so any field
  * may be missing (and a record's value or an array's item undefined).
  */
-function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, ExtractorPlugin>): FieldIssue[] {
+function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, ExtractorPlugin>, schemas?: CallerSchemas): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  if (i.extract_json !== undefined) issues.push(...extractJsonIssues(i.extract_json, schemas));
   if (i.screenshot === true && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
   if (i.screenshot_options !== undefined && i.screenshot !== true) issues.push({ field: 'screenshot_options', message: 'only applies with screenshot: true' });
   if (i.screenshot_options?.quality !== undefined && i.screenshot_options.format !== 'jpeg') issues.push({ field: 'screenshot_options.quality', message: 'only applies to format "jpeg"' });
@@ -118,16 +128,29 @@ function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, Extrac
   return issues;
 }
 
+/** extract_json's checks: its schema judged by the validator that will run it, its prompt's characters. */
+function extractJsonIssues(x: Unchecked<NonNullable<ScrapeInput['extract_json']>>, schemas: CallerSchemas | undefined): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  // The schema field is missing or was refused already (the schema's own errors name it).
+  if ('schema' in x && x.schema !== undefined && schemas !== undefined) {
+    const compiled = schemas.compile(x.schema);
+    if (!compiled.ok) for (const p of compiled.problems) issues.push({ field: 'extract_json.schema', message: p });
+  }
+  if (typeof x.prompt === 'string' && CTL_BUT_LINES.test(x.prompt)) issues.push({ field: 'extract_json.prompt', message: 'must not contain control characters (line breaks and tabs are fine)' });
+  if (typeof x.prompt === 'string' && /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(x.prompt)) issues.push({ field: 'extract_json.prompt', message: 'contains a lone surrogate, which has no UTF-8 encoding' });
+  return issues;
+}
+const CTL_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /**
  * The scrape's semantic checks over this server's extractors, browser and
  * proxies: the validate stage runs them (bulk scrape's too) over whatever
  * fields passed the schema.
  */
-export function scrapeChecks(pages: PageReader, extractors: ReadonlyMap<string, ExtractorPlugin>, egress: EgressPolicy) {
+export function scrapeChecks(pages: PageReader, extractors: ReadonlyMap<string, ExtractorPlugin>, egress: EgressPolicy, schemas?: CallerSchemas) {
   /** Everything the schema cannot judge about a request but its URL: the semantic checks, and a browser for render_js. */
   const optionIssues = (i: Unchecked<Omit<ScrapeInput, 'url'>>): CheckIssue[] => {
-    const issues: CheckIssue[] = check(i, extractors);
+    const issues: CheckIssue[] = check(i, extractors, schemas);
     if (i.render_js === true && !pages.renders) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
     return issues;
   };
