@@ -30,6 +30,8 @@ export const PRICES = {
     /** Extensions (not in the spec): contacts and social profiles of one page, priced like structured data. */
     extract_contacts: 2,
     extract_social: 2,
+    /** Extension: values picked by CSS or XPath selectors (extract_fields). */
+    extract_fields: 1,
   },
   /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered). */
   crawl: {

@@ -29,6 +29,8 @@ export interface Prices {
     /** Extensions (not in the spec): contacts and social profiles of one page. */
     readonly extract_contacts: number;
     readonly extract_social: number;
+    /** Extension: values picked by selectors (extract_fields). */
+    readonly extract_fields: number;
   };
   /** Extension: a crawl is charged per page it stores. */
   readonly crawl: {
@@ -66,6 +68,8 @@ export interface ScrapePriceInput {
   readonly extract_meta?: boolean;
   readonly extract_contacts?: boolean;
   readonly extract_social?: boolean;
+  /** The extract_fields spec (any value but undefined and false is charged). */
+  readonly extract_fields?: unknown;
 }
 
 export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
@@ -80,12 +84,13 @@ export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
     (i.extract_schema ? p.extract_schema : 0) +
     (i.extract_meta ? p.extract_meta : 0) +
     (i.extract_contacts ? p.extract_contacts : 0) +
-    (i.extract_social ? p.extract_social : 0)
+    (i.extract_social ? p.extract_social : 0) +
+    (i.extract_fields !== undefined && i.extract_fields !== false ? p.extract_fields : 0)
   );
 }
 
 /** The priced options of a scrape whose output may fail to materialise: each is charged only when delivered. */
-export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social';
+export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social' | 'extract_fields';
 
 /**
  * What a scrape that succeeded is charged: its price (the hold) less the

@@ -230,6 +230,26 @@ export interface ScrapeRequest {
    */
   markdown?: boolean;
   /**
+   * Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.
+   */
+  extract_fields?: {
+    /**
+     * CSS or XPath: one record per match (a list of records); without it, one record from the whole page.
+     */
+    base_selector?: string;
+    /**
+     * The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).
+     */
+    selector_type?: "css" | "xpath";
+    /**
+     * Items: { name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }
+     */
+    fields: {
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+  /**
    * Extension: custom extractor plugins to run, by id; results under extracted.<id>.
    *
    * @maxItems 20
@@ -260,13 +280,24 @@ export interface ScrapeResponse {
   social_profiles?: unknown[];
   main_content?: string;
   markdown?: string;
-  extracted?: {
-    /**
-     * This interface was referenced by `undefined`'s JSON-Schema definition
-     * via the `patternProperty` "^(.*)$".
-     */
-    [k: string]: unknown;
-  };
+  /**
+   * custom extractors: their values by id; extract_fields: one record, or a list of records with base_selector (null when the page is not HTML).
+   */
+  extracted?:
+    | {
+        /**
+         * This interface was referenced by `undefined`'s JSON-Schema definition
+         * via the `patternProperty` "^(.*)$".
+         */
+        [k: string]: unknown;
+      }
+    | {
+        /**
+         * This interface was referenced by `undefined`'s JSON-Schema definition
+         * via the `patternProperty` "^(.*)$".
+         */
+        [k: string]: unknown;
+      }[];
   extractor_errors?: {
     /**
      * This interface was referenced by `undefined`'s JSON-Schema definition
@@ -413,6 +444,26 @@ export interface BulkScrapeRequest {
    * Extension: add markdown, the main content as Markdown.
    */
   markdown?: boolean;
+  /**
+   * Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.
+   */
+  extract_fields?: {
+    /**
+     * CSS or XPath: one record per match (a list of records); without it, one record from the whole page.
+     */
+    base_selector?: string;
+    /**
+     * The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).
+     */
+    selector_type?: "css" | "xpath";
+    /**
+     * Items: { name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }
+     */
+    fields: {
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
   /**
    * Extension: custom extractor plugins to run, by id; results under extracted.<id>.
    *

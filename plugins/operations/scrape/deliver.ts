@@ -66,6 +66,7 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
   if ('contacts' in b) out.contacts = b.contacts;
   if ('social' in b) out.social_profiles = b.social;
   if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
+  if ('fields' in b) out.extracted = b.fields;
   if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
   if (ctx.screenshot !== undefined) {
     out.screenshot_url = ctx.screenshot.url;

@@ -49,6 +49,11 @@ export const ScrapeRequest = StrictObject({
   timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, description: 'Extension: seconds for the whole fetch, render included. Default 30.' })),
   main_content: Type.Optional(Type.Boolean({ description: 'Extension: add main_content, the text of the main article only.' })),
   markdown: Type.Optional(Type.Boolean({ description: 'Extension: add markdown, the main content as Markdown.' })),
+  extract_fields: Type.Optional(Type.Object({
+    base_selector: Type.Optional(Type.String({ description: 'CSS or XPath: one record per match (a list of records); without it, one record from the whole page.' })),
+    selector_type: Type.Optional(Type.Union([Type.Literal('css'), Type.Literal('xpath')], { description: 'The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).' })),
+    fields: Type.Array(Type.Object({}, { additionalProperties: true, description: '{ name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }' })),
+  }, { additionalProperties: true, description: 'Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
@@ -70,7 +75,9 @@ export const ScrapeResponse = Type.Object({
   social_profiles: Type.Optional(Type.Array(Type.Any())),
   main_content: Type.Optional(Type.String()),
   markdown: Type.Optional(Type.String()),
-  extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  extracted: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Any()), Type.Array(Type.Record(Type.String(), Type.Any()))], {
+    description: 'custom extractors: their values by id; extract_fields: one record, or a list of records with base_selector (null when the page is not HTML).',
+  })),
   extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
   screenshot_url: Type.Optional(Type.String()),
   screenshot_expires_at: Type.Optional(Type.String()),
@@ -115,6 +122,12 @@ function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, Extrac
     if (x === undefined) issues.push({ field: `extractors[${n}]`, message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
     else if (x.builtin) issues.push({ field: `extractors[${n}]`, message: `"${id}" is built in: switch it on with its own field` });
   });
+  if (i.extract_fields !== undefined) {
+    const fields = extractors.get('fields');
+    if (fields?.check === undefined) issues.push({ field: 'extract_fields', message: 'this server has no fields extractor' });
+    else issues.push(...fields.check(i.extract_fields, 'extract_fields'));
+    if (i.extractors !== undefined) issues.push({ field: 'extract_fields', message: 'cannot be combined with extractors (both answer in extracted)' });
+  }
   return issues;
 }
 
