@@ -242,11 +242,17 @@ export interface ScrapeRequest {
      */
     selector_type?: "css" | "xpath";
     /**
-     * Items: { name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }
+     * Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.
      */
-    fields: {
-      [k: string]: unknown;
-    }[];
+    fields?: Array<{
+      name: string;
+      selector?: string;
+      type?: "text" | "number" | "attribute" | "html" | "list";
+      attribute?: string;
+      locale?: string;
+      selector_type?: "css" | "xpath";
+      fields?: unknown[];
+    }>;
     [k: string]: unknown;
   };
   /**
@@ -457,11 +463,17 @@ export interface BulkScrapeRequest {
      */
     selector_type?: "css" | "xpath";
     /**
-     * Items: { name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }
+     * Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.
      */
-    fields: {
-      [k: string]: unknown;
-    }[];
+    fields?: Array<{
+      name: string;
+      selector?: string;
+      type?: "text" | "number" | "attribute" | "html" | "list";
+      attribute?: string;
+      locale?: string;
+      selector_type?: "css" | "xpath";
+      fields?: unknown[];
+    }>;
     [k: string]: unknown;
   };
   /**

@@ -130,8 +130,24 @@ function fieldValue(ctx: Ctx, f: FieldSpec, scope: Element | Document, kind: 'cs
 
 function record(ctx: Ctx, fields: readonly FieldSpec[], scope: Element | Document, kind: 'css' | 'xpath' | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const f of fields) out[f.name] = fieldValue(ctx, f, scope, kind);
+  for (const f of fields) {
+    try {
+      out[f.name] = fieldValue(ctx, f, scope, kind);
+    } catch (e) {
+      // Which field failed, as a path of names (the libraries recurse: a page nested thousands deep can exhaust the stack).
+      const inner = e instanceof FieldFailure ? e : undefined;
+      const why = inner?.why ?? (e instanceof RangeError ? `${e.message} (the page nests too deep for this selector)` : e instanceof Error ? e.message : String(e));
+      throw new FieldFailure(inner === undefined ? f.name : `${f.name}.${inner.at}`, why);
+    }
+  }
   return out;
+}
+
+/** A field that could not be read: the extractor fails with its path and reason (the scrape reports it in extractor_errors.fields). */
+class FieldFailure extends Error {
+  constructor(readonly at: string, readonly why: string) {
+    super(`field ${at}: ${why}`);
+  }
 }
 
 /** The value of `extract_fields` for one parsed page: a record, or a list of records with base_selector. */

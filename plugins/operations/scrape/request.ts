@@ -52,7 +52,11 @@ export const ScrapeRequest = StrictObject({
   extract_fields: Type.Optional(Type.Object({
     base_selector: Type.Optional(Type.String({ description: 'CSS or XPath: one record per match (a list of records); without it, one record from the whole page.' })),
     selector_type: Type.Optional(Type.Union([Type.Literal('css'), Type.Literal('xpath')], { description: 'The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).' })),
-    fields: Type.Array(Type.Object({}, { additionalProperties: true, description: '{ name, selector, type: text|number|attribute|html|list, attribute, locale, selector_type, fields }' })),
+    // Checked, with every problem at its path, by the fields extractor (plugins/extractors/fields/spec.ts).
+    fields: Type.Optional(Type.Any({
+      description: 'Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.',
+      tsType: 'Array<{ name: string; selector?: string; type?: "text" | "number" | "attribute" | "html" | "list"; attribute?: string; locale?: string; selector_type?: "css" | "xpath"; fields?: unknown[] }>',
+    })),
   }, { additionalProperties: true, description: 'Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
 });
