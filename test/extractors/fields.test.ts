@@ -90,6 +90,43 @@ describe('extract_fields spec check', () => {
   });
 });
 
+describe('extract_fields on hostile pages', () => {
+  // 20,000 (a 1 MB page of list items, or nesting 20,000 deep): past that, XPath over the page's view takes seconds per field,
+  // and the bound is the extraction pool's deadline (docs/scrape.md#extract_fields).
+  const N = 20_000;
+  const HOSTILE: Array<[string, string]> = [
+    ['20k nested divs', `${'<div>'.repeat(N)}<b class="x">1.299,00</b>${'</div>'.repeat(N)}`],
+    ['20k sibling items', `<ul>${'<li class="i"><a href="/a">l</a><span>1,5</span></li>'.repeat(N)}</ul>`],
+    ['huge attribute values', `<a class="x" href="${'a'.repeat(5_000_000)}">x</a><p data-x="${'9'.repeat(1_000_000)}">${'8'.repeat(1_000_000)}</p>`],
+  ];
+  const spec: FieldsSpec = { fields: [
+    { name: 'css', selector: '.x', type: 'number' },
+    { name: 'css_list', selector: 'li.i span', type: 'list' },
+    { name: 'xpath', selector: '//a/@href' },
+    { name: 'xpath_count', selector: 'count(//li)', type: 'number' },
+    { name: 'big', selector: 'p', type: 'number' },
+    { name: 'records', selector: 'li.i', fields: [{ name: 'a', selector: './a/@href' }] },
+  ] };
+  it.each(HOSTILE)('bounded on %s: a value, or a failure naming its field, within 10 s', (_name, html) => {
+    const t0 = performance.now();
+    const p = parsePage({ url: 'https://h.example/', finalUrl: 'https://h.example/', statusCode: 200, contentType: 'text/html', html });
+    let value: unknown;
+    try {
+      value = extractFields(p, { spec });
+    } catch (e) {
+      expect((e as Error).message).toMatch(/^field [a-z_]+(\.[a-z_]+)*: /);
+    }
+    if (value !== undefined) {
+      const v = value as Record<string, unknown>;
+      expect(() => JSON.stringify(v)).not.toThrow();
+      if (Array.isArray(v.css_list)) expect(v.css_list.length).toBeLessThanOrEqual(FIELDS_LIMITS.matches);
+      if (Array.isArray(v.records)) expect(v.records.length).toBeLessThanOrEqual(FIELDS_LIMITS.matches);
+      if (typeof v.big === 'number') expect(Number.isFinite(v.big)).toBe(true);
+    }
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  }, 60_000);
+});
+
 describe('parseNumber', () => {
   const cases: Array<[string, string | undefined, number | null]> = [
     ['1.299,00 €', undefined, 1299], ['1.299,00 €', 'en', 1299], ['1,299.00', 'de', 1299], ['1.299', 'de', 1299], ['1.299', 'en', 1.299],

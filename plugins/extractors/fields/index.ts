@@ -170,7 +170,7 @@ export const fieldsExtractor = defineExtractor({
   check: (value: unknown, path: string) => checkFieldsSpec(value, path),
   extract: (page, options) => {
     const o = options.fields as FieldsOptions | undefined;
-    if (o === undefined) throw new Error('extract_fields was not given');
-    return extractFields(page, o);
+    // Run without a spec (a caller running every built-in): nothing was asked for.
+    return o === undefined ? null : extractFields(page, o);
   },
 });

@@ -15,22 +15,26 @@ const ATTRIBUTE = 2;
 const TEXT = 3;
 const COMMENT = 8;
 const DOCUMENT = 9;
+const NO_NODES: XNode[] & { item?: (i: number) => XNode | null } = Object.freeze([]) as never;
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 /** The node kinds of the view: element, attribute, text, comment, document. */
 export class XNode {
   parentNode: XNode | null = null;
-  readonly childNodes: XNode[] = [];
+  /** Shared and empty until a child is added (most nodes are leaves: one array less each). */
+  childNodes: XNode[] = NO_NODES;
   firstChild: XNode | null = null;
   lastChild: XNode | null = null;
   nextSibling: XNode | null = null;
   previousSibling: XNode | null = null;
-  ownerElement: XNode | null = null;
   ownerDocument: XNode | null = null;
-  documentElement: XNode | null = null;
-  attributes: XNode[] & { item?: (i: number) => XNode | null } = [];
-  readonly namespaceURI = null;
-  readonly prefix = null;
+  /** Shared and empty for a node without attributes. */
+  attributes: XNode[] & { item?: (i: number) => XNode | null } = NO_NODES;
+  // Rare or constant members live on the prototype (below): fewer fields per node, less to collect.
+  declare ownerElement: XNode | null;
+  declare documentElement: XNode | null;
+  declare readonly namespaceURI: null;
+  declare readonly prefix: null;
   constructor(
     readonly nodeType: number,
     readonly nodeName: string,
@@ -63,13 +67,15 @@ export class XNode {
     return this.ids?.get(id) ?? null;
   }
 
-  ids: Map<string, XNode> | undefined;
+  declare ids: Map<string, XNode> | undefined;
 
   /** DOCUMENT_POSITION_PRECEDING (2) or FOLLOWING (4): the order is all the xpath library reads. */
   compareDocumentPosition(other: XNode): number {
     return other.order < this.order ? 2 : other.order > this.order ? 4 : 0;
   }
 }
+
+Object.assign(XNode.prototype, { ownerElement: null, documentElement: null, namespaceURI: null, prefix: null, ids: undefined });
 
 const itemOf = function item(this: XNode[], i: number): XNode | null { return this[i] ?? null; };
 
@@ -99,15 +105,16 @@ export function buildXDocument(doc: Document): XDocument {
     if (t === 'tag' || t === 'script' || t === 'style') {
       const el = node as Element;
       x = new XNode(ELEMENT, el.name, null, order++, el);
-      const attrs: XNode[] & { item?: (i: number) => XNode | null } = [];
-      for (const [name, value] of Object.entries(el.attribs)) {
-        const a = new XNode(ATTRIBUTE, name, value, order++, el);
+      for (const name in el.attribs) {
+        const a = new XNode(ATTRIBUTE, name, el.attribs[name]!, order++, el);
         a.ownerElement = x;
         a.ownerDocument = root;
-        attrs.push(a);
+        if (x.attributes === NO_NODES) {
+          x.attributes = [];
+          x.attributes.item = itemOf;
+        }
+        x.attributes.push(a);
       }
-      attrs.item = itemOf;
-      x.attributes = attrs;
       children = el.children;
       if (parent === root && root.documentElement === null) root.documentElement = x;
       const id = el.attribs.id;
@@ -128,6 +135,7 @@ export function buildXDocument(doc: Document): XDocument {
       x.previousSibling = prev;
     } else parent.firstChild = x;
     parent.lastChild = x;
+    if (parent.childNodes === NO_NODES) parent.childNodes = [];
     parent.childNodes.push(x);
     map.set(node, x);
     if (children !== undefined) push(x, children);
