@@ -32,6 +32,8 @@ export const PRICES = {
     extract_social: 2,
     /** Extension: extract_json, a model call (two when the first answer is refused); charged only when delivered. */
     extract_json: 5,
+    /** Extension: values picked by CSS or XPath selectors (extract_fields). */
+    extract_fields: 1,
   },
   /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered). */
   crawl: {

@@ -119,6 +119,8 @@ export interface PageRequest {
   readonly main_content?: boolean;
   readonly markdown?: boolean;
   readonly extractors?: readonly string[];
+  /** Extension: the extract_fields spec (checked by the fields extractor at request time). */
+  readonly extract_fields?: unknown;
 }
 
 /** How far an answer is taken after its fetch: as it came, judged (a block page fails), or judged and read. */

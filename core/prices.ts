@@ -31,6 +31,8 @@ export interface Prices {
     readonly extract_social: number;
     /** Extension: a model fills the caller's JSON Schema from the main content (issue 27). */
     readonly extract_json: number;
+    /** Extension: values picked by selectors (extract_fields). */
+    readonly extract_fields: number;
   };
   /** Extension: a crawl is charged per page it stores. */
   readonly crawl: {
@@ -70,6 +72,8 @@ export interface ScrapePriceInput {
   readonly extract_social?: boolean;
   /** Present: a model fills a JSON Schema (its value is not priced, only its presence). */
   readonly extract_json?: object | false;
+  /** The extract_fields spec (any value but undefined and false is charged). */
+  readonly extract_fields?: unknown;
 }
 
 export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
@@ -85,12 +89,13 @@ export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
     (i.extract_meta ? p.extract_meta : 0) +
     (i.extract_contacts ? p.extract_contacts : 0) +
     (i.extract_social ? p.extract_social : 0) +
-    (i.extract_json ? p.extract_json : 0)
+    (i.extract_json ? p.extract_json : 0) +
+    (i.extract_fields !== undefined && i.extract_fields !== false ? p.extract_fields : 0)
   );
 }
 
 /** The priced options of a scrape whose output may fail to materialise: each is charged only when delivered. */
-export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social' | 'extract_json';
+export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images' | 'extract_schema' | 'extract_meta' | 'extract_contacts' | 'extract_social' | 'extract_json' | 'extract_fields';
 
 /**
  * What a scrape that succeeded is charged: its price (the hold) less the

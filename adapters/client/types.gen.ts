@@ -249,6 +249,32 @@ export interface ScrapeRequest {
     prompt?: string;
   };
   /**
+   * Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.
+   */
+  extract_fields?: {
+    /**
+     * CSS or XPath: one record per match (a list of records); without it, one record from the whole page.
+     */
+    base_selector?: string;
+    /**
+     * The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).
+     */
+    selector_type?: "css" | "xpath";
+    /**
+     * Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.
+     */
+    fields?: Array<{
+      name: string;
+      selector?: string;
+      type?: "text" | "number" | "attribute" | "html" | "list";
+      attribute?: string;
+      locale?: string;
+      selector_type?: "css" | "xpath";
+      fields?: unknown[];
+    }>;
+    [k: string]: unknown;
+  };
+  /**
    * Extension: custom extractor plugins to run, by id; results under extracted.<id>.
    *
    * @maxItems 20
@@ -279,13 +305,24 @@ export interface ScrapeResponse {
   social_profiles?: unknown[];
   main_content?: string;
   markdown?: string;
-  extracted?: {
-    /**
-     * This interface was referenced by `undefined`'s JSON-Schema definition
-     * via the `patternProperty` "^(.*)$".
-     */
-    [k: string]: unknown;
-  };
+  /**
+   * custom extractors: their values by id; extract_fields: one record, or a list of records with base_selector (null when the page is not HTML).
+   */
+  extracted?:
+    | {
+        /**
+         * This interface was referenced by `undefined`'s JSON-Schema definition
+         * via the `patternProperty` "^(.*)$".
+         */
+        [k: string]: unknown;
+      }
+    | {
+        /**
+         * This interface was referenced by `undefined`'s JSON-Schema definition
+         * via the `patternProperty` "^(.*)$".
+         */
+        [k: string]: unknown;
+      }[];
   extracted_json?: {
     /**
      * This interface was referenced by `undefined`'s JSON-Schema definition
@@ -447,6 +484,32 @@ export interface BulkScrapeRequest {
    * Extension: add markdown, the main content as Markdown.
    */
   markdown?: boolean;
+  /**
+   * Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.
+   */
+  extract_fields?: {
+    /**
+     * CSS or XPath: one record per match (a list of records); without it, one record from the whole page.
+     */
+    base_selector?: string;
+    /**
+     * The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).
+     */
+    selector_type?: "css" | "xpath";
+    /**
+     * Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.
+     */
+    fields?: Array<{
+      name: string;
+      selector?: string;
+      type?: "text" | "number" | "attribute" | "html" | "list";
+      attribute?: string;
+      locale?: string;
+      selector_type?: "css" | "xpath";
+      fields?: unknown[];
+    }>;
+    [k: string]: unknown;
+  };
   /**
    * Extension: custom extractor plugins to run, by id; results under extracted.<id>.
    *

@@ -15,6 +15,7 @@ import { schemaDataExtractor } from './schema-data.js';
 import { textContentExtractor } from './text-content.js';
 import { contactsExtractor } from './contacts/index.js';
 import { socialExtractor } from './social/index.js';
+import { fieldsExtractor } from './fields/index.js';
 
 export { parsePage } from '../sdk/parse.js';
 export type { PageSource } from '../../core/extraction.js';
@@ -27,8 +28,9 @@ export { extractSchemaData, parseJsonLd, type SchemaItem } from './schema-data.j
 export { renderText } from '../sdk/text.js';
 export { extractContacts, mergeContacts, type ContactItem } from './contacts/index.js';
 export { extractSocial, mergeProfiles, type SocialProfile } from './social/index.js';
+export { extractFields, checkFieldsSpec, parseNumber, type FieldsSpec, type FieldSpec } from './fields/index.js';
 export {
-  contactsExtractor, socialExtractor,
+  contactsExtractor, socialExtractor, fieldsExtractor,
   imagesExtractor, linksExtractor, mainContentExtractor, markdownExtractor, metaDataExtractor, schemaDataExtractor, textContentExtractor,
 };
 
@@ -42,4 +44,5 @@ export const builtinExtractors: readonly ExtractorPlugin[] = [
   markdownExtractor,
   contactsExtractor,
   socialExtractor,
+  fieldsExtractor,
 ];

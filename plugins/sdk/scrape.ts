@@ -66,6 +66,12 @@ export interface ExtractorPlugin<N extends string = string, R = unknown> extends
   readonly id: string;
   readonly builtin?: boolean;
   readonly filter?: ExtractorFilter;
+  /**
+   * Checks the request's value for this extractor (a built-in one driven by
+   * a request field, such as `extract_fields`): every problem, each with
+   * its field path under `path`, all reported at once as a 400. Optional.
+   */
+  check?(value: unknown, path: string): readonly { readonly field: string; readonly message: string }[];
   /** Synchronous or async; a throw is reported for this extractor only. */
   extract(page: Page, options: Readonly<Record<string, unknown>>): R | Promise<R>;
   /**

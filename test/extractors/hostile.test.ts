@@ -44,7 +44,7 @@ describe('extractors on hostile input', () => {
 
 describe('builtinExtractors', () => {
   it('has one built-in HTML extractor per output field, with distinct names', () => {
-    expect(builtinExtractors.map((e) => e.id)).toEqual(['text_content', 'links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown', 'contacts', 'social']);
+    expect(builtinExtractors.map((e) => e.id)).toEqual(['text_content', 'links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown', 'contacts', 'social', 'fields']);
     expect(new Set(builtinExtractors.map((e) => e.name)).size).toBe(builtinExtractors.length);
     for (const e of builtinExtractors) {
       expect(e).toMatchObject({ kind: 'extractor', builtin: true, filter: { contentTypes: ['text/html', 'application/xhtml+xml'] } });

@@ -75,6 +75,7 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
   if ('contacts' in b) out.contacts = b.contacts;
   if ('social' in b) out.social_profiles = b.social;
   if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
+  if ('fields' in b) out.extracted = b.fields;
   if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;
   if (ctx.extractedJson !== undefined) out.extracted_json = ctx.extractedJson;
   if (ctx.extractedJsonWarnings !== undefined && ctx.extractedJsonWarnings.length > 0) out.extracted_json_warnings = ctx.extractedJsonWarnings;

@@ -120,7 +120,7 @@ const FREE_TEXT: Readonly<Record<string, (text: string, media: string) => string
 /** The request field (and price) of each priced built-in extractor, by id. */
 const PRICED: Readonly<Record<string, DeliverableOption>> = {
   links: 'extract_links', images: 'extract_images', schema_data: 'extract_schema', meta_data: 'extract_meta',
-  contacts: 'extract_contacts', social: 'extract_social',
+  contacts: 'extract_contacts', social: 'extract_social', fields: 'extract_fields',
 };
 
 /** What a priced built-in field holds when the page cannot give it (not HTML) or its extractor failed; it is then not charged. */
@@ -131,6 +131,7 @@ const EMPTY: Readonly<Record<string, () => unknown>> = {
   meta_data: () => ({ title: null, description: null, canonical: null, language: null, charset: null, favicon: null, open_graph: {}, twitter: {}, meta: {} }),
   contacts: () => [],
   social: () => [],
+  fields: () => null,
 };
 
 /** One extractor's outcome: its value, or the message it threw. */
@@ -317,6 +318,7 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       if (i.markdown) wanted.push('markdown');
       if (i.extract_contacts) wanted.push('contacts');
       if (i.extract_social) wanted.push('social');
+      if (i.extract_fields !== undefined) wanted.push('fields');
       /** Whether `x` reads this page: its content types (HTML when it names none) and its URL pattern. */
       const applies = (x: ExtractorPlugin): boolean =>
         (media === '' || (x.filter?.contentTypes ?? HTML_MEDIA_TYPES).includes(media))
@@ -341,8 +343,11 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
         steps.push(applies(x) ? { key: id, custom: true, x } : { key: id, custom: true, value: null });
       }
       const runs = steps.filter((s): s is Extract<Step, { x: ExtractorPlugin }> => 'x' in s);
-      const options = i.country === undefined ? {} : { country: i.country };
-      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options, ctx.extractAlone === true), (ran): Extraction => {
+      const options: Record<string, unknown> = i.country === undefined ? {} : { country: i.country };
+      if (i.extract_fields !== undefined) options.fields = { spec: i.extract_fields, contentLanguage: r.headers['content-language'] };
+      // A request's own selectors may be costly on a big page: never extracted in-thread, so the pool's deadline applies.
+      const alone = ctx.extractAlone === true && i.extract_fields === undefined;
+      return Effect.map(runExtractorsOn(source, page, runs.map((s) => s.x), options, alone), (ran): Extraction => {
         const outcome = new Map(runs.map((s, n) => [s, ran[n]!]));
         const builtins: Record<string, unknown> = {};
         const extracted: Record<string, unknown> = {};

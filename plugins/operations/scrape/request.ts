@@ -54,6 +54,15 @@ export const ScrapeRequest = StrictObject({
     schema: Type.Record(Type.String(), Type.Any(), { description: 'A JSON Schema (draft-07) with "type": "object": the answer, extracted_json, validates against it. Strings marked "x-quote": true must be found in the page. At most 16,384 characters as JSON and 16 levels deep; no pattern, patternProperties, $id or non-local $ref.' }),
     prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'What to extract, in words (the schema\'s descriptions count too).' })),
   }, { description: 'Extension: a model (LLM_BASE_URL) fills the schema from the main content; the answer is checked (docs/scrape.md). +5 credits; 503 MODEL_UNAVAILABLE on a server without a model.' })),
+  extract_fields: Type.Optional(Type.Object({
+    base_selector: Type.Optional(Type.String({ description: 'CSS or XPath: one record per match (a list of records); without it, one record from the whole page.' })),
+    selector_type: Type.Optional(Type.Union([Type.Literal('css'), Type.Literal('xpath')], { description: 'The language of every selector (default: XPath when it starts with / ./ ../ ( or xpath=, else CSS).' })),
+    // Checked, with every problem at its path, by the fields extractor (plugins/extractors/fields/spec.ts).
+    fields: Type.Optional(Type.Any({
+      description: 'Required. 1 to 50 of { name, selector, type: text|number|attribute|html|list (default text), attribute, locale, selector_type, fields (nested records) }.',
+      tsType: 'Array<{ name: string; selector?: string; type?: "text" | "number" | "attribute" | "html" | "list"; attribute?: string; locale?: string; selector_type?: "css" | "xpath"; fields?: unknown[] }>',
+    })),
+  }, { additionalProperties: true, description: 'Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
@@ -75,7 +84,9 @@ export const ScrapeResponse = Type.Object({
   social_profiles: Type.Optional(Type.Array(Type.Any())),
   main_content: Type.Optional(Type.String()),
   markdown: Type.Optional(Type.String()),
-  extracted: Type.Optional(Type.Record(Type.String(), Type.Any())),
+  extracted: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Any()), Type.Array(Type.Record(Type.String(), Type.Any()))], {
+    description: 'custom extractors: their values by id; extract_fields: one record, or a list of records with base_selector (null when the page is not HTML).',
+  })),
   extracted_json: Type.Optional(Nullable(Type.Record(Type.String(), Type.Any(), { description: 'extract_json\'s answer: valid against its schema.' }))),
   extracted_json_warnings: Type.Optional(Type.Array(StrictObject({ code: Type.String(), path: Type.String(), message: Type.String() }), {
     description: 'QUOTE_NOT_FOUND (an x-quote value not found in the page, after one retry), CONTENT_TRUNCATED (the model saw only the start of the main content), NO_CONTENT (nothing to read: extracted_json is null, not charged).',
@@ -125,6 +136,12 @@ function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, Extrac
     if (x === undefined) issues.push({ field: `extractors[${n}]`, message: `no extractor "${id}" on this server (available: ${[...extractors.values()].filter((e) => !e.builtin).map((e) => e.id).join(', ') || 'none'})` });
     else if (x.builtin) issues.push({ field: `extractors[${n}]`, message: `"${id}" is built in: switch it on with its own field` });
   });
+  if (i.extract_fields !== undefined) {
+    const fields = extractors.get('fields');
+    if (fields?.check === undefined) issues.push({ field: 'extract_fields', message: 'this server has no fields extractor' });
+    else issues.push(...fields.check(i.extract_fields, 'extract_fields'));
+    if (i.extractors !== undefined) issues.push({ field: 'extract_fields', message: 'cannot be combined with extractors (both answer in extracted)' });
+  }
   return issues;
 }
 
