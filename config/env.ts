@@ -329,7 +329,9 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     }
   }
   const contactEmail = str('SCOUR_CONTACT_EMAIL');
-  if (contactEmail !== undefined && !/^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(contactEmail)) issues.push(`SCOUR_CONTACT_EMAIL must be an e-mail address (got ${JSON.stringify(contactEmail)})`);
+  const [local, domain, ...more] = contactEmail?.split('@') ?? [];
+  const plainEmail = more.length === 0 && /^[^\s@<>(),;:"]+$/.test(local ?? '') && /^[^\s@<>(),;:".]+(?:\.[^\s@<>(),;:".]+)+$/.test(domain ?? '');
+  if (contactEmail !== undefined && !plainEmail) issues.push(`SCOUR_CONTACT_EMAIL must be an e-mail address (got ${JSON.stringify(contactEmail)})`);
   const corsRaw = str('SCOUR_CORS_ORIGINS');
   const corsOrigins: string[] = [];
   for (const raw of (corsRaw ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0)) {

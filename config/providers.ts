@@ -61,7 +61,7 @@ export function providerVariables(): Record<string, string> {
     const pre = `SCOUR_PROVIDER_${envId(p.id)}`;
     out[`${pre}_URL`] = p.id === 'elasticsearch'
       ? 'Base URL of the Elasticsearch/OpenSearch cluster (required to enable it); user:pass@ is sent as basic auth.'
-      : `Base URL replacing ${p.service.replace(/^.*\((.*)\)$/, '$1')} (a mirror, a self-hosted instance, a test server).`;
+      : `Base URL replacing ${p.service.slice(p.service.lastIndexOf('(') + 1, p.service.endsWith(')') ? -1 : undefined)} (a mirror, a self-hosted instance, a test server).`;
     if (p.key !== undefined) out[`${pre}_KEY`] = `${p.key[0]!.toUpperCase()}${p.key.slice(1)}.${p.keyless ? '' : ' Setting it turns the provider on.'}`;
     for (const [name, meaning] of Object.entries(p.settings)) out[`${pre}_${name}`] = meaning;
   }

@@ -92,7 +92,7 @@ export function baseUrl(provider: string, configured: string | undefined, fallba
     u.username = '';
     u.password = '';
   }
-  return { url: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, authorization };
+  return { url: `${u.origin}${u.pathname.replace(/(?<!\/)\/+$/, '').replace(/^\/$/, '')}`, authorization };
 }
 
 /** `base` with `{lang}` kept for the request to fill (wikipedia picks the wiki per request). */
@@ -272,7 +272,8 @@ export function endpointOf(url: string): string {
     const u = new URL(url);
     return `${u.origin}${u.pathname}`;
   } catch {
-    return url.replace(/[?#].*$/, '');
+    const cut = url.search(/[?#]/);
+    return cut < 0 ? url : url.slice(0, cut);
   }
 }
 
@@ -397,6 +398,9 @@ export function httpUrl(raw: unknown): string | undefined {
 /** A DOI, bare and lower case (`10.1000/xyz`), from a DOI or a doi.org URL; undefined otherwise. */
 export function bareDoi(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
-  const m = /(10\.\d{4,9}\/\S+)$/i.exec(raw.trim().replace(/^https?:\/\/(dx\.)?doi\.org\//i, '').replace(/^doi:\s*/i, ''));
-  return m === null ? undefined : m[1]!.toLowerCase();
+  // The last word (a DOI has no white space), from its first `10.<registrant>/` on, with something after the slash.
+  const last = raw.trim().replace(/^https?:\/\/(dx\.)?doi\.org\//i, '').replace(/^doi:\s*/i, '').split(/\s/).pop() ?? '';
+  const m = /10\.\d{4,9}\//.exec(last);
+  if (m === null || last.length <= m.index + m[0].length) return undefined;
+  return last.slice(m.index).toLowerCase();
 }

@@ -82,7 +82,7 @@ export type CrossrefProviderOptions = ProviderOptions;
 /** JATS (and MathML) elements that sit inside a word: dropped without a space. */
 const JATS_INLINE = /<\/?(?:jats:)?(?:italic|bold|sub|sup|sc|monospace|underline|strike|overline|roman|sans-serif|inline-formula|named-content|styled-content|ext-link|xref|uri)\b[^<>]*>|<\/?mml:[a-z]+\b[^<>]*>/gi;
 /** A leading title that only says "Abstract". */
-const ABSTRACT_HEADING = /^\s*<(jats:)?title\b[^<>]*>\s*(abstract|summary)\s*[:.]?\s*<\/(jats:)?title>/i;
+const ABSTRACT_HEADING = /^\s*<(jats:)?title\b[^<>]*>\s*(abstract|summary)\s*(?:[:.]\s*)?<\/(jats:)?title>/i;
 
 /** The plain text of a Crossref abstract (a JATS XML snippet, or text). */
 export function abstractText(raw: string): string {
@@ -175,7 +175,7 @@ const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** Milliseconds of `x-rate-limit-interval` (`1s`, `60s`, or bare seconds), or undefined. */
 export function intervalMs(value: string | undefined): number | undefined {
-  const m = value === undefined ? null : /^\s*(\d+(?:\.\d+)?)\s*s?\s*$/i.exec(value);
+  const m = value === undefined ? null : /^(\d+(?:\.\d+)?)(?:\s*s)?$/i.exec(value.trim());
   return m === null ? undefined : Math.round(Number(m[1]) * 1000);
 }
 

@@ -349,7 +349,7 @@ export function toProviderResult(raw: unknown): ProviderResult | undefined {
   return {
     ...base,
     doi: bareDoi(meta.citation_doi) ?? null,
-    ...(authors === undefined ? {} : { authors: authors.split(/\s*;\s*/).map((a) => plainText(a)).filter((a) => a !== '').slice(0, 50) }),
+    ...(authors === undefined ? {} : { authors: authors.split(';').map((a) => plainText(a)).filter((a) => a !== '').slice(0, 50) }),
     venue: venue === undefined ? null : plainText(venue),
     fullTextUrl: httpUrl(meta.citation_pdf_url) ?? null,
     abstract: abstract === undefined ? null : plainText(abstract),

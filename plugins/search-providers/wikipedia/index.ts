@@ -233,7 +233,7 @@ export function createWikipediaProvider(options: WikipediaProviderOptions): Sear
   const perLanguage = hasLangSlot(configured, DEFAULT_BASE_URL);
   // Checked at boot: a bad base URL fails here, not on the first search.
   baseUrl(ID, configured, DEFAULT_BASE_URL, 'en');
-  const template = (configured ?? DEFAULT_BASE_URL).trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1').replace(/\/+$/, '');
+  const template = (configured ?? DEFAULT_BASE_URL).trim().replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1').replace(/(?<!\/)\/+$/, '');
   const endpoint = `${template}/w/api.php`;
   const userAgent = options.contactEmail ? PROVIDER_USER_AGENT.replace(/\)$/, `; ${options.contactEmail})`) : PROVIDER_USER_AGENT;
   const applies = new Set<FilterName>(['result_type', 'site', 'excluded', ...(perLanguage ? ['language' as const] : [])]);
