@@ -1,5 +1,5 @@
 /**
- * Documents read like pages: a PDF, a DOCX or ODT file, an RSS, Atom or
+ * Documents read like pages: a PDF, a DOCX file, an RSS, Atom or
  * JSON feed fetched by the page pipeline is read by a document reader (a
  * port: adapters/documents implements it) and answered with the same text
  * fields as a page, plus what the document says of itself. Which kind a
@@ -9,7 +9,7 @@
  */
 import type { DocumentEncrypted, DocumentUnreadable } from './errors.js';
 
-export type DocumentKind = 'pdf' | 'docx' | 'odt' | 'rss' | 'atom' | 'json_feed';
+export type DocumentKind = 'pdf' | 'docx' | 'rss' | 'atom' | 'json_feed';
 
 /** The `document` answer field. */
 export interface DocumentInfo {
@@ -51,7 +51,7 @@ export interface DocumentRead {
   /** The text without running headers, footers and page numbers (main_content). */
   readonly main: string;
   readonly markdown: string;
-  /** DOCX and ODT: the document as HTML, read from then on by the HTML extractors (links, main content, Markdown). */
+  /** DOCX: the document as HTML, read from then on by the HTML extractors (links, main content, Markdown). */
   readonly html?: string;
   readonly feed?: FeedInfo;
 }
@@ -79,7 +79,6 @@ const FEED_MEDIA: Readonly<Record<string, DocumentKind>> = {
   'application/feed+json': 'json_feed',
 };
 const DOCX_MEDIA = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-const ODT_MEDIA = 'application/vnd.oasis.opendocument.text';
 /** Media types that say nothing of what the bytes are: the bytes decide. */
 const GENERIC_MEDIA = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary', 'application/x-download', 'application/download', 'application/force-download']);
 
@@ -97,13 +96,10 @@ const head = (bytes: Uint8Array, n: number): string => {
   return s;
 };
 
-/** A ZIP (DOCX, ODT) by what its first entries name: ODT's mimetype entry comes first; DOCX has word/ parts. */
+/** A ZIP that is a DOCX: its first entries name word/ parts (an ODT, an XLSX, a plain ZIP are not). */
 function zipKind(bytes: Uint8Array): DocumentKind | undefined {
   if (!startsWith(bytes, 'PK\u0003\u0004')) return undefined;
-  const h = head(bytes, 4096);
-  if (h.includes('mimetypeapplication/vnd.oasis.opendocument.text')) return 'odt';
-  if (/word\/|\[Content_Types\]\.xml/.test(h)) return 'docx';
-  return undefined;
+  return /word\//.test(head(bytes, 64 * 1024)) ? 'docx' : undefined;
 }
 
 /** A feed by its root element (XML) or its version (JSON). */
@@ -129,7 +125,6 @@ function textFeedKind(text: string): DocumentKind | undefined {
 export function documentKind(media: string, bytes: Uint8Array | undefined, text: string): DocumentKind | undefined {
   if (media === 'application/pdf' || media === 'application/x-pdf') return 'pdf';
   if (media === DOCX_MEDIA) return 'docx';
-  if (media === ODT_MEDIA) return 'odt';
   const feed = FEED_MEDIA[media];
   if (feed !== undefined) return feed;
   if (media === 'application/xml' || media === 'text/xml' || media === 'application/json' || media === 'text/plain') return textFeedKind(text);
@@ -144,4 +139,4 @@ export function documentKind(media: string, bytes: Uint8Array | undefined, text:
 }
 
 /** Documents read from the bytes (the others from the decoded text). */
-export const BINARY_KINDS: ReadonlySet<DocumentKind> = new Set(['pdf', 'docx', 'odt']);
+export const BINARY_KINDS: ReadonlySet<DocumentKind> = new Set(['pdf', 'docx']);

@@ -260,7 +260,7 @@ export class DocumentEncrypted extends Data.TaggedError('DocumentEncrypted')<{ r
   fields() { return { document_type: this.documentType }; }
 }
 
-const S_DOC_UNREADABLE = spec('DocumentUnreadable', 422, 'DOCUMENT_UNREADABLE', 'The target is a document (PDF, DOCX, ODT, a feed) that is broken or could not be read within the time limit. Nothing is charged. Carries document_type and details.');
+const S_DOC_UNREADABLE = spec('DocumentUnreadable', 422, 'DOCUMENT_UNREADABLE', 'The target is a document (PDF, DOCX, a feed) that is broken or could not be read within the time limit. Nothing is charged. Carries document_type and details.');
 export class DocumentUnreadable extends Data.TaggedError('DocumentUnreadable')<{ readonly message: string; readonly documentType: string; readonly details: string }> implements ApiFailure {
   readonly status = S_DOC_UNREADABLE.status;
   readonly code = S_DOC_UNREADABLE.code;

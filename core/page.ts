@@ -71,7 +71,7 @@ export interface FetchResult {
   readonly body: string;
   /**
    * The body as received, when it is not HTML or text (or its type is not
-   * said): what a document (PDF, DOCX, ODT) is read from. The HTTP fetcher
+   * said): what a document (PDF, DOCX) is read from. The HTTP fetcher
    * sets it; absent, documents are not read.
    */
   readonly bytes?: Uint8Array | undefined;
@@ -169,7 +169,7 @@ export interface Extraction {
   readonly undelivered: readonly DeliverableOption[];
   /** HTML, text or a document read: something to read (not an image, other binary). */
   readonly readable: boolean;
-  /** The page was a document (PDF, DOCX, ODT, a feed): what it says of itself (the `document` answer field). */
+  /** The page was a document (PDF, DOCX, a feed): what it says of itself (the `document` answer field). */
   readonly document?: DocumentInfo | undefined;
   /** The page was a feed: its items (the `feed` answer field). */
   readonly feed?: FeedInfo | undefined;
@@ -194,7 +194,7 @@ export interface PageReader {
   readonly fetch: Stage<PageCtx, PageFetched, ApiFailure>;
   /** A 403 or an anti-bot challenge page is TARGET_BLOCKED. */
   readonly judge: Stage<PageCtx & PageFetched, Judged, TargetBlocked>;
-  /** The extractors the request asks for; a document (PDF, DOCX, ODT, feed) read first (DOCUMENT_ENCRYPTED, DOCUMENT_UNREADABLE). */
+  /** The extractors the request asks for; a document (PDF, DOCX, feed) read first (DOCUMENT_ENCRYPTED, DOCUMENT_UNREADABLE). */
   readonly extract: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure | DocumentFailure>;
   /** extract for a request whose page is its only one (POST /v1/scrape): marks the context `extractAlone`. */
   readonly extractAlone: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure | DocumentFailure>;

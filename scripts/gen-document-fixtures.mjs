@@ -315,8 +315,8 @@ async function docxFile() {
   const rows = [['Quay', 'Cranes', 'Depth'], ['North', '3', '12'], ['South', '2', '9']];
   children.push(new d.Table({ rows: rows.map((row) => new d.TableRow({ children: row.map((c) => new d.TableCell({ children: [new d.Paragraph(c)] })) })) }));
   expected.push(rows.map((row) => row.join(' ')).join('\n'));
-  children.push(new d.Paragraph({ children: [new d.TextRun('Read more at '), new d.ExternalHyperlink({ link: 'https://example.org/harbours', children: [new d.TextRun({ text: 'the harbour site', style: 'Hyperlink' })] })] }));
-  expected.push('Read more at the harbour site');
+  children.push(new d.Paragraph({ children: [new d.TextRun('The tide tables of every quay are kept on '), new d.ExternalHyperlink({ link: 'https://example.org/harbours', children: [new d.TextRun({ text: 'the harbour site', style: 'Hyperlink' })] }), new d.TextRun(' and updated each week.')] }));
+  expected.push('The tide tables of every quay are kept on the harbour site and updated each week.');
   const doc = new d.Document({ creator: 'Ada Example', title: 'The harbour handbook', description: 'fixture', sections: [{ children }] });
   return { bytes: new Uint8Array(await d.Packer.toBuffer(doc)), expected };
 }

@@ -5,6 +5,8 @@
  */
 import type { DocumentKind, DocumentRead, DocumentReader, DocumentReadOptions } from '../../core/documents.js';
 import { DocumentUnreadable } from '../../core/errors.js';
+import { readDocx } from './docx.js';
+import { readFeed } from './feeds.js';
 import { readPdf } from './pdf.js';
 
 export function createDocumentReader(): DocumentReader {
@@ -12,7 +14,9 @@ export function createDocumentReader(): DocumentReader {
     async read(kind: DocumentKind, bytes: Uint8Array, options: DocumentReadOptions): Promise<DocumentRead> {
       switch (kind) {
         case 'pdf': return readPdf(bytes, options);
-        default: throw new DocumentUnreadable({ message: `${kind} documents are not read by this server`, documentType: kind, details: 'unsupported' });
+        case 'docx': return readDocx(bytes, options);
+        case 'rss': case 'atom': case 'json_feed': return readFeed(kind, bytes);
+        default: throw new DocumentUnreadable({ message: `${kind as string} documents are not read by this server`, documentType: kind, details: 'unsupported' });
       }
     },
   };

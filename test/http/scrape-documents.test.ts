@@ -187,3 +187,69 @@ describe('documents read like pages: PDF', () => {
     expect(r.body).toMatchObject({ code: 'NO_CREDITS', credits_required: 3 + 9 });
   });
 });
+
+describe('documents read like pages: DOCX and feeds', () => {
+  let site: Awaited<ReturnType<typeof startDocumentSite>>;
+  let s: Running;
+  let key: string;
+
+  beforeAll(async () => {
+    site = await startDocumentSite();
+    s = await startScourIn('embedded', 'node', { adminToken: ADMIN, allowPrivateTargets: 'loopback' });
+    const r = await call(`${s.url}/admin/v1/accounts`, 'POST', { auth: `Bearer ${ADMIN}`, body: { plan: 'unicorn', credits: 10_000 } });
+    key = r.body.api_key;
+  }, 30_000);
+  afterAll(async () => {
+    await s?.stop();
+    await site?.close();
+  });
+  const scrape = (body: Record<string, unknown>) => call(`${s.url}/v1/scrape`, 'POST', { auth: `Bearer ${key}`, body });
+
+  it.each([['application/vnd.openxmlformats-officedocument.wordprocessingml.document'], ['application/octet-stream']])(
+    'reads a DOCX served as %s: headings, lists, a table and a link, through the HTML extractors', async (type) => {
+      const r = await scrape({ url: `${site.url}/handbook.docx?type=${encodeURIComponent(type)}`, main_content: true, markdown: true, extract_links: true });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.credits_used).toBe(3 + 1);
+      const want = expected('handbook.docx');
+      expect(wordRecall(want, r.body.text_content)).toBeGreaterThanOrEqual(0.98);
+      expect(wordRecall(want, r.body.main_content)).toBeGreaterThanOrEqual(0.98);
+      expect(r.body.markdown).toMatch(/^# The harbour handbook$/m);
+      expect(r.body.markdown).toMatch(/^## Ships and cargo$/m);
+      expect(r.body.markdown).toMatch(/^[-*] Grain from the northern farms$/m);
+      expect(r.body.markdown).toMatch(/\| Quay \| Cranes \| Depth \|/);
+      expect(r.body.links).toEqual([expect.objectContaining({ url: 'https://example.org/harbours' })]);
+      expect(r.body.content).toBe('');
+      expect(r.body.document).toMatchObject({ type: 'docx', pages: null, title: 'The harbour handbook', author: 'Ada Example', warnings: [] });
+    });
+
+  it('refuses a DOCX that is not one (a broken ZIP) with 422 DOCUMENT_UNREADABLE', async () => {
+    const r = await scrape({ url: `${site.url}/broken.pdf?type=${encodeURIComponent('application/vnd.openxmlformats-officedocument.wordprocessingml.document')}` });
+    expect(r.status, r.text).toBe(422);
+    expect(r.body).toMatchObject({ code: 'DOCUMENT_UNREADABLE', document_type: 'docx' });
+  });
+
+  const items = JSON.parse(readFileSync(join(DIR, 'feed-items.json'), 'utf8')) as { title: string; link: string; date: string; summary: string }[];
+  it.each([
+    ['news.rss.xml', 'application/rss+xml', 'rss'], ['news.rss.xml', 'application/xml', 'rss'], ['news.rss.xml', 'text/xml', 'rss'],
+    ['news.atom.xml', 'application/atom+xml', 'atom'], ['news.atom.xml', 'application/xml', 'atom'],
+    ['news.feed.json', 'application/feed+json', 'json_feed'], ['news.feed.json', 'application/json', 'json_feed'],
+  ])('reads %s served as %s as a %s feed: its items (title, link, date, summary)', async (name, type, kind) => {
+    const r = await scrape({ url: `${site.url}/${name}?type=${encodeURIComponent(type)}`, main_content: true, markdown: true });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.credits_used).toBe(3);
+    expect(r.body.feed).toEqual({ title: 'Harbour News', link: 'https://example.org/news', items: items.map((i) => ({ ...i, date: new Date(i.date).toISOString() })) });
+    expect(r.body.document).toMatchObject({ type: kind, pages: null, title: 'Harbour News' });
+    expect(wordRecall(expected(name), r.body.main_content)).toBeGreaterThanOrEqual(0.98);
+    expect(r.body.markdown).toContain(`## [${items[0]!.title}](${items[0]!.link})`);
+  });
+
+  it('leaves XML and JSON that are not feeds as text, and a feed that is broken is 422', async () => {
+    const plain = await scrape({ url: `${site.url}/feed-items.json` });
+    expect(plain.status).toBe(200);
+    expect(plain.body.feed).toBeUndefined();
+    expect(plain.body.text_content).toContain('harbour');
+    const bad = await scrape({ url: `${site.url}/news.rss.xml?type=application/feed%2Bjson` });
+    expect(bad.status, bad.text).toBe(422);
+    expect(bad.body).toMatchObject({ code: 'DOCUMENT_UNREADABLE', document_type: 'json_feed' });
+  });
+});

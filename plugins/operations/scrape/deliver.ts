@@ -65,7 +65,7 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
     final_url: r.finalUrl,
     status_code: r.statusCode,
     content_type: r.contentType,
-    // A binary document (PDF, DOCX, ODT) has no text of its own to show: its text is in text_content.
+    // A binary document (PDF, DOCX) has no text of its own to show: its text is in text_content.
     content: ctx.document !== undefined && BINARY_KINDS.has(ctx.document.type) ? '' : r.body,
     // Always set by the extract stage (for a page that is not HTML: its text, or '').
     text_content: (b.text_content as string | undefined) ?? '',

@@ -59,7 +59,7 @@ export interface PagePipelineDeps {
   readonly egress: EgressPolicy;
   /** Attempts through different proxies after a proxy failure. */
   readonly proxyRetries: number;
-  /** Reads documents (PDF, DOCX, ODT, feeds); absent: they are answered as binary pages. */
+  /** Reads documents (PDF, DOCX, feeds); absent: they are answered as binary pages. */
   readonly documents?: DocumentReader | undefined;
   /** The time limit of reading one document (default DOCUMENT_TIMEOUT_MS; never past the request's timeout). */
   readonly documentTimeoutMs?: number | undefined;
@@ -385,7 +385,7 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
 
   /** Documents' media types as the extractors see them (none of the built-ins read these: their fields are empty, uncharged). */
   const DOC_MEDIA: Readonly<Record<DocumentKind, string>> = {
-    pdf: 'application/pdf', docx: 'text/html', odt: 'text/html', rss: 'application/rss+xml', atom: 'application/atom+xml', json_feed: 'application/feed+json',
+    pdf: 'application/pdf', docx: 'text/html', rss: 'application/rss+xml', atom: 'application/atom+xml', json_feed: 'application/feed+json',
   };
 
   const extract = {

@@ -81,7 +81,7 @@ export const ScrapeResponse = Type.Object({
   })),
   proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
   document: Type.Optional(StrictObject({
-    type: Type.Union(['pdf', 'docx', 'odt', 'rss', 'atom', 'json_feed'].map((k) => Type.Literal(k))),
+    type: Type.Union(['pdf', 'docx', 'rss', 'atom', 'json_feed'].map((k) => Type.Literal(k))),
     pages: Nullable(Type.Integer({ description: 'Pages in the document (PDF); null for other formats.' })),
     pages_read: Nullable(Type.Integer({ description: 'Pages read (at most max_pages).' })),
     title: Nullable(Type.String()),
@@ -89,7 +89,7 @@ export const ScrapeResponse = Type.Object({
     created: Nullable(Type.String({ description: 'ISO 8601.' })),
     language: Nullable(Type.String()),
     warnings: Type.Array(Type.String(), { description: 'What was left out and why: no text layer (a scanned PDF: no OCR), pages past max_pages, the time limit.' }),
-  }, { description: 'Extension: the page was a document (PDF, DOCX, ODT, RSS, Atom, JSON Feed): what it says of itself.' })),
+  }, { description: 'Extension: the page was a document (PDF, DOCX, RSS, Atom, JSON Feed): what it says of itself.' })),
   feed: Type.Optional(StrictObject({
     title: Nullable(Type.String()),
     link: Nullable(Type.String()),
