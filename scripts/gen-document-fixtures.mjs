@@ -367,6 +367,98 @@ ${items.map((i) => `  <entry>
   return { rss, atom, json, items, expected };
 }
 
+
+/** Several pages in two columns, with a running header and a centred page number. */
+async function twoColumnsPages() {
+  const r = rng(8);
+  const { doc, font, bold } = await newPdf('Two columns over pages');
+  const f = flow(doc, font, bold, { columns: 2, header: 'Proceedings of the Harbour Conference', footer: '{n}' });
+  const expected = [];
+  f.title('Tides and their keepers');
+  expected.push('Tides and their keepers');
+  for (let n = 0; n < 16; n++) {
+    const p = paragraph(r, 4);
+    f.para(p);
+    expected.push(p);
+  }
+  return { bytes: await doc.save({ useObjectStreams: false }), expected, running: ['Proceedings of the Harbour Conference'] };
+}
+
+/** A plain letter: paragraphs only, no headings. */
+async function docxLetter() {
+  const d = await import('docx');
+  const r = rng(9);
+  const expected = [];
+  const children = [];
+  for (let n = 0; n < 5; n++) {
+    const t = paragraph(r, 3);
+    children.push(new d.Paragraph({ children: [new d.TextRun(t)] }));
+    expected.push(t);
+  }
+  const doc = new d.Document({ creator: 'Ada Example', title: 'A letter', sections: [{ children }] });
+  return { bytes: new Uint8Array(await d.Packer.toBuffer(doc)), expected };
+}
+
+/** Numbered and nested lists under headings. */
+async function docxLists() {
+  const d = await import('docx');
+  const expected = [];
+  const children = [];
+  const numbering = { config: [{ reference: 'steps', levels: [{ level: 0, format: d.LevelFormat.DECIMAL, text: '%1.', alignment: d.AlignmentType.START }] }] };
+  children.push(new d.Paragraph({ text: 'Opening the harbour each morning', heading: d.HeadingLevel.HEADING_1 }));
+  expected.push('Opening the harbour each morning');
+  for (const t of ['Read the tide table', 'Check the eastern quay lights', 'Open the northern gate']) {
+    children.push(new d.Paragraph({ text: t, numbering: { reference: 'steps', level: 0 } }));
+    expected.push(t);
+  }
+  children.push(new d.Paragraph({ text: 'What to carry', heading: d.HeadingLevel.HEADING_2 }));
+  expected.push('What to carry');
+  for (const [t, level] of [['A lantern', 0], ['Spare batteries for the lantern', 1], ['The harbour keys', 0], ['The key to the museum', 1]]) {
+    children.push(new d.Paragraph({ text: t, bullet: { level } }));
+    expected.push(t);
+  }
+  const doc = new d.Document({ creator: 'Ada Example', title: 'Morning steps', numbering, sections: [{ children }] });
+  return { bytes: new Uint8Array(await d.Packer.toBuffer(doc)), expected };
+}
+
+/** RSS 1.0 (RDF) and an RSS 2.0 feed whose items carry HTML in CDATA. */
+function moreFeeds() {
+  const items = [
+    { title: 'Lantern festival on the quay', link: 'https://example.org/events/lanterns', date: '2024-04-02T18:00:00Z', summary: 'Paper lanterns will light the western quay at dusk.' },
+    { title: 'New ferry timetable', link: 'https://example.org/events/ferry', date: '2024-03-28T07:30:00Z', summary: 'The morning ferry leaves twenty minutes earlier from April.' },
+  ];
+  const rdf = `<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+  <channel rdf:about="https://example.org/events">
+    <title>Harbour Events</title>
+    <link>https://example.org/events</link>
+    <description>Events at the harbour</description>
+  </channel>
+${items.map((i) => `  <item rdf:about="${i.link}">
+    <title>${i.title}</title>
+    <link>${i.link}</link>
+    <dc:date>${i.date}</dc:date>
+    <description>${i.summary}</description>
+  </item>`).join('\n')}
+</rdf:RDF>
+`;
+  const cdata = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+  <channel>
+    <title>Harbour Events</title>
+    <link>https://example.org/events</link>
+${items.map((i) => `    <item>
+      <title><![CDATA[${i.title}]]></title>
+      <link>${i.link}</link>
+      <pubDate>${new Date(i.date).toUTCString()}</pubDate>
+      <description><![CDATA[<p><b>${i.summary}</b></p>]]></description>
+    </item>`).join('\n')}
+  </channel>
+</rss>
+`;
+  return { rdf, cdata, expected: ['Harbour Events', ...items.flatMap((i) => [i.title, i.summary])] };
+}
+
 async function main() {
   const here = dirname(fileURLToPath(import.meta.url));
   const out = process.argv[2] ?? join(here, '..', 'test', 'fixtures', 'documents');
@@ -400,6 +492,30 @@ async function main() {
   } catch {
     if (!existsSync(join(out, 'encrypted.pdf'))) console.error('qpdf is not installed: encrypted.pdf was not made (apt-get install qpdf)');
   }
+  const long25 = await makeLongPdf(25, 11);
+  put('report-25-pages.pdf', long25.bytes, long25.expected, ['Annual Report of the Example Society', 'Page 1 of 25', 'Page 25 of 25']);
+  const long3 = await makeLongPdf(3, 13);
+  put('report-3-pages.pdf', long3.bytes, long3.expected, ['Annual Report of the Example Society', 'Page 2 of 3']);
+  const cols = await twoColumnsPages();
+  put('two-columns-pages.pdf', cols.bytes, cols.expected, cols.running);
+  try {
+    // Encrypted with an owner password only (no user password): it opens, so it is read.
+    const plain = join(out, 'owner.plain.tmp.pdf');
+    writeFileSync(plain, one.bytes);
+    rmSync(join(out, 'owner-password.pdf'), { force: true });
+    execFileSync('qpdf', ['--static-id', '--encrypt', '', 'owner-secret', '256', '--print=none', '--', plain, join(out, 'owner-password.pdf')]);
+    rmSync(plain);
+    writeFileSync(join(out, 'owner-password.expected.txt'), `${one.expected.join('\n\n')}\n`);
+  } catch {
+    if (!existsSync(join(out, 'owner-password.pdf'))) console.error('qpdf is not installed: owner-password.pdf was not made');
+  }
+  const letter = await docxLetter();
+  put('letter.docx', letter.bytes, letter.expected);
+  const lists = await docxLists();
+  put('morning-steps.docx', lists.bytes, lists.expected);
+  const more = moreFeeds();
+  put('events.rdf.xml', more.rdf, more.expected);
+  put('events.cdata.xml', more.cdata, more.expected);
   const docx = await docxFile();
   put('handbook.docx', docx.bytes, docx.expected);
   const f = feeds();
