@@ -13,7 +13,7 @@
  */
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { DocumentRead, DocumentReadOptions } from '../../core/documents.js';
-import { DocumentEncrypted, DocumentUnreadable } from '../../core/errors.js';
+import { DocumentEncrypted, DocumentUnreadable, isApiFailure } from '../../core/errors.js';
 
 /** One run of text as pdf.js gives it, in page units (y up). */
 interface Item { readonly str: string; readonly x: number; readonly y: number; readonly w: number; readonly size: number }
@@ -295,14 +295,23 @@ export async function readPdf(bytes: Uint8Array, options: DocumentReadOptions): 
     const pages: PageOut[] = [];
     const heights: number[] = [];
     const empty: number[] = [];
+    const failed: number[] = [];
     for (let n = 1; n <= toRead; n++) {
       if (Date.now() > deadline) {
         warnings.push(`reading stopped after ${n - 1} of ${total} pages: the time limit (${options.timeoutMs} ms) was reached`);
         break;
       }
-      const page = await pdf.getPage(n);
+      // A damaged page is left out (and said so); the others are read.
+      let page;
+      let content;
+      try {
+        page = await pdf.getPage(n);
+        content = await page.getTextContent();
+      } catch {
+        failed.push(n);
+        continue;
+      }
       const [vx0, vy0, vx1, vy1] = page.view as [number, number, number, number];
-      const content = await page.getTextContent();
       const items: Item[] = [];
       for (const raw of content.items) {
         // Blank runs (pdf.js puts one where a gap is) say nothing the positions do not.
@@ -317,6 +326,8 @@ export async function readPdf(bytes: Uint8Array, options: DocumentReadOptions): 
       pages.push({ lines: byColumns(lines, vx1 - vx0), running: new Set() });
       heights.push(vy1 - vy0);
     }
+    if (failed.length > 0 && failed.length === toRead) throw unreadable(`none of its pages could be read`);
+    if (failed.length > 0) warnings.push(`page${failed.length > 1 ? 's' : ''} ${failed.join(', ')} could not be read (damaged) and ${failed.length > 1 ? 'are' : 'is'} left out`);
     if (toRead < total && !warnings.some((w) => w.startsWith('reading stopped'))) warnings.push(`only the first ${toRead} of ${total} pages were read (max_pages)`);
     if (empty.length > 0 && empty.length === pages.length) warnings.push('the PDF has no text layer (a scanned document?): no text could be read from it, and no OCR is done');
     else if (empty.length > 0) warnings.push(`page${empty.length > 1 ? 's' : ''} ${empty.join(', ')} ha${empty.length > 1 ? 've' : 's'} no text layer (scanned?): no OCR is done`);
@@ -350,6 +361,9 @@ export async function readPdf(bytes: Uint8Array, options: DocumentReadOptions): 
       main: joinBlocks(main, blockText),
       markdown: joinBlocks(main, (b) => blockMarkdown(b, headingSizes)),
     };
+  } catch (e) {
+    if (isApiFailure(e)) throw e;
+    throw unreadable(e instanceof Error ? e.message : String(e));
   } finally {
     await pdf.destroy().catch(() => undefined);
   }
