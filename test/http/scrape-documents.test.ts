@@ -170,6 +170,23 @@ describe('documents read like pages: PDF', () => {
     expect(page.body.document).toBeUndefined();
   });
 
+  it('reads documents in a bulk scrape: each URL as in a single scrape; an encrypted PDF fails its URL, uncharged; max_pages held per URL', async () => {
+    const a = await account();
+    const urls = [`${site.url}/many-pages.pdf`, `${site.url}/encrypted.pdf`, `${site.url}/news.rss.xml?type=application/rss%2Bxml`, `${site.url}/handbook.docx`];
+    const r = await call(`${s.url}/v1/scrape/bulk`, 'POST', { auth: `Bearer ${a.key}`, body: { urls, main_content: true, max_pages: 20 } });
+    expect(r.status, r.text).toBe(200);
+    const res = r.body.results as { success: boolean; result?: any; error?: any }[];
+    expect(res.map((x) => x.success)).toEqual([true, false, true, true]);
+    expect(res[0]!.result.document).toMatchObject({ type: 'pdf', pages_read: 12 });
+    expect(wordRecall(expected('many-pages.pdf'), res[0]!.result.main_content)).toBeGreaterThanOrEqual(0.98);
+    expect(res[0]!.result.credits_used).toBe(3 + 1);
+    expect(res[1]!.error).toMatchObject({ code: 'DOCUMENT_ENCRYPTED' });
+    expect(res[2]!.result.feed.items).toHaveLength(3);
+    expect(res[3]!.result.document).toMatchObject({ type: 'docx' });
+    expect(r.body.credits_used).toBe(4 + 3 + 3);
+    expect(await usage(a.key)).toMatchObject({ credits_remaining: 1000 - 10, credits_reserved: 0 });
+  });
+
   it('refuses hostile max_pages values with 400 and a field-level validation error, before anything is fetched', async () => {
     const a = await account();
     for (const v of [0, 501, -1, 2.5, '10', null, true, [5], { n: 1 }, 1e308]) {
