@@ -42,6 +42,8 @@ export const PRICES = {
   },
   /** By analysis_depth (8.2 gives the 5-15 range; the spec names the depths but not their prices). */
   research: { quick: 5, standard: 10, comprehensive: 15 },
+  /** Extension: 1 credit per 10 pages of a PDF read beyond the first 10. */
+  document: { freePages: 10, pagesPerCredit: 10 },
 } as const satisfies Prices;
 
 // The rules at this table's prices, for what reads prices outside a request (tests, the docs).

@@ -5,6 +5,7 @@
  * screenshot store; and the page pipeline built over whatever fetchers,
  * proxy providers and extractors are registered (`host.pages`).
  */
+import { createDocumentReader } from '../adapters/documents/index.js';
 import { nodeEgress } from '../adapters/egress/port.js';
 import type { ExtractionPort } from '../core/extraction.js';
 import type { PageReader } from '../core/page.js';
@@ -55,7 +56,7 @@ export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: S
 export function pageReaderFor(
   registry: PluginLookup, egress: EgressPolicy, extraction?: ExtractionPort, proxyRetries = PROXY_RETRIES,
 ): PageReader {
-  return createPagePipeline({ registry, egress, extraction, proxyRetries });
+  return createPagePipeline({ registry, egress, extraction, proxyRetries, documents: createDocumentReader() });
 }
 
 export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {

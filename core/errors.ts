@@ -253,6 +253,20 @@ export class TargetResponseInvalid extends Data.TaggedError('TargetResponseInval
   fields() { return this.limit === undefined ? { details: this.details } : { details: this.details, limit: this.limit }; }
 }
 
+const S_DOC_ENCRYPTED = spec('DocumentEncrypted', 422, 'DOCUMENT_ENCRYPTED', 'The target is a document (a PDF) that is encrypted with a password: its text cannot be read. Nothing is charged. Carries document_type.');
+export class DocumentEncrypted extends Data.TaggedError('DocumentEncrypted')<{ readonly message: string; readonly documentType: string }> implements ApiFailure {
+  readonly status = S_DOC_ENCRYPTED.status;
+  readonly code = S_DOC_ENCRYPTED.code;
+  fields() { return { document_type: this.documentType }; }
+}
+
+const S_DOC_UNREADABLE = spec('DocumentUnreadable', 422, 'DOCUMENT_UNREADABLE', 'The target is a document (PDF, DOCX, a feed) that is broken or could not be read within the time limit. Nothing is charged. Carries document_type and details.');
+export class DocumentUnreadable extends Data.TaggedError('DocumentUnreadable')<{ readonly message: string; readonly documentType: string; readonly details: string }> implements ApiFailure {
+  readonly status = S_DOC_UNREADABLE.status;
+  readonly code = S_DOC_UNREADABLE.code;
+  fields() { return { document_type: this.documentType, details: this.details }; }
+}
+
 const S_TIMEOUT = spec('TargetTimeout', 504, 'TARGET_TIMEOUT', 'The target took longer than the request timeout (default 30 s) to answer, or a wait_for element did not appear in time. Carries timeout (seconds).');
 export class TargetTimeout extends Data.TaggedError('TargetTimeout')<{ readonly message: string; readonly timeoutSeconds: number }> implements ApiFailure {
   readonly status = S_TIMEOUT.status;

@@ -8,6 +8,7 @@
  * enrichment, research and crawl call `read`. Pure: types and pure helpers.
  */
 import type { Effect } from 'effect';
+import type { DocumentFailure, DocumentInfo, FeedInfo } from './documents.js';
 import type { ApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed } from './errors.js';
 import type { ExtractionFailure, PageSource } from './extraction.js';
 import type { Stage } from './pipeline.js';
@@ -68,6 +69,12 @@ export interface FetchResult {
   readonly contentType: string;
   /** The body decoded to text (charset from header, BOM or meta). For the browser: the rendered DOM. */
   readonly body: string;
+  /**
+   * The body as received, when it is not HTML or text (or its type is not
+   * said): what a document (PDF, DOCX) is read from. The HTTP fetcher
+   * sets it; absent, documents are not read.
+   */
+  readonly bytes?: Uint8Array | undefined;
   readonly loadTimeSeconds: number;
   readonly screenshot?: { readonly data: Uint8Array; readonly contentType: 'image/png' | 'image/jpeg'; readonly width: number; readonly height: number } | undefined;
 }
@@ -121,6 +128,8 @@ export interface PageRequest {
   readonly extractors?: readonly string[];
   /** Extension: the extract_fields spec (checked by the fields extractor at request time). */
   readonly extract_fields?: unknown;
+  /** A PDF's pages to read at most (default DEFAULT_MAX_PAGES, at most MAX_MAX_PAGES: core/documents.ts). */
+  readonly max_pages?: number;
 }
 
 /** How far an answer is taken after its fetch: as it came, judged (a block page fails), or judged and read. */
@@ -160,8 +169,12 @@ export interface Extraction {
   readonly source: PageSource;
   /** Priced options asked for whose output this page could not give: not charged. */
   readonly undelivered: readonly DeliverableOption[];
-  /** HTML or text: something to read (not an image, a PDF, other binary). */
+  /** HTML, text or a document read: something to read (not an image, other binary). */
   readonly readable: boolean;
+  /** The page was a document (PDF, DOCX, a feed): what it says of itself (the `document` answer field). */
+  readonly document?: DocumentInfo | undefined;
+  /** The page was a feed: its items (the `feed` answer field). */
+  readonly feed?: FeedInfo | undefined;
 }
 
 /** One page read to the end of the pipeline. */
@@ -183,10 +196,10 @@ export interface PageReader {
   readonly fetch: Stage<PageCtx, PageFetched, ApiFailure>;
   /** A 403 or an anti-bot challenge page is TARGET_BLOCKED. */
   readonly judge: Stage<PageCtx & PageFetched, Judged, TargetBlocked>;
-  /** The extractors the request asks for. */
-  readonly extract: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure>;
+  /** The extractors the request asks for; a document (PDF, DOCX, feed) read first (DOCUMENT_ENCRYPTED, DOCUMENT_UNREADABLE). */
+  readonly extract: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure | DocumentFailure>;
   /** extract for a request whose page is its only one (POST /v1/scrape): marks the context `extractAlone`. */
-  readonly extractAlone: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure>;
+  readonly extractAlone: Stage<PageCtx & PageFetched, Extraction, ExtractionFailure | DocumentFailure>;
   /**
    * guard -> fetch -> judge -> extract over `ctx`, which it fills and
    * answers with. Interrupting the Effect aborts the fetch. `ctx` must be

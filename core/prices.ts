@@ -41,6 +41,8 @@ export interface Prices {
   };
   /** By analysis_depth. */
   readonly research: { readonly quick: number; readonly standard: number; readonly comprehensive: number };
+  /** Extension: a long PDF costs more than a page: 1 credit per `pagesPerCredit` pages read beyond the first `freePages`. */
+  readonly document: { readonly freePages: number; readonly pagesPerCredit: number };
 }
 
 export interface SearchPriceInput {
@@ -109,6 +111,21 @@ export function scrapeCharge(prices: Prices, i: ScrapePriceInput, undelivered: I
   const delivered: Record<string, unknown> = { ...i };
   for (const k of undelivered) delivered[k] = false;
   return scrapePrice(prices, delivered as ScrapePriceInput);
+}
+
+/** The extra credits of a PDF of which `pagesRead` pages were read: 1 per `pagesPerCredit` pages (or part) beyond the first `freePages`. */
+export function documentPagesCharge(prices: Prices, pagesRead: number): number {
+  const d = prices.document;
+  return pagesRead > d.freePages ? Math.ceil((pagesRead - d.freePages) / d.pagesPerCredit) : 0;
+}
+
+/**
+ * What a scrape holds for the pages of a PDF it may read: the charge of
+ * `max_pages` pages when the request sets it; nothing without it (a page
+ * that turns out to be a PDF is then charged no more than the hold).
+ */
+export function documentPagesHold(prices: Prices, i: { readonly max_pages?: number }): number {
+  return i.max_pages === undefined ? 0 : documentPagesCharge(prices, i.max_pages);
 }
 
 /** Credits one stored page of a crawl costs. */

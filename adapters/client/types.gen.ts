@@ -280,6 +280,10 @@ export interface ScrapeRequest {
    * @maxItems 20
    */
   extractors?: string[];
+  /**
+   * Extension: a PDF's pages to read at most (default 50). Held and charged: 1 credit per 10 pages read beyond the first 10.
+   */
+  max_pages?: number;
 }
 
 /** Answer 200 of POST /v1/scrape. */
@@ -357,6 +361,35 @@ export interface ScrapeResponse {
   proxy?: {
     type: string;
     country: string | null;
+  };
+  /**
+   * Extension: the page was a document (PDF, DOCX, RSS, Atom, JSON Feed): what it says of itself.
+   */
+  document?: {
+    type: "pdf" | "docx" | "rss" | "atom" | "json_feed";
+    pages: number | null;
+    pages_read: number | null;
+    title: string | null;
+    author: string | null;
+    created: string | null;
+    language: string | null;
+    /**
+     * What was left out and why: no text layer (a scanned PDF: no OCR), pages past max_pages, the time limit.
+     */
+    warnings: string[];
+  };
+  /**
+   * Extension: the page was an RSS, Atom or JSON feed: its items.
+   */
+  feed?: {
+    title: string | null;
+    link: string | null;
+    items: {
+      title: string | null;
+      link: string | null;
+      date: string | null;
+      summary: string | null;
+    }[];
   };
   credits_used: number;
   remaining_credits: number;
@@ -516,6 +549,10 @@ export interface BulkScrapeRequest {
    * @maxItems 20
    */
   extractors?: string[];
+  /**
+   * Extension: a PDF's pages to read at most (default 50). Held and charged: 1 credit per 10 pages read beyond the first 10.
+   */
+  max_pages?: number;
   /**
    * URLs scraped at once. Default and bound: the plan's scrape concurrency, at most 16.
    */

@@ -28,7 +28,10 @@
 //   parser crashes on some pages.
 // - Targets: F1 >= 0.96, and Scour >= 5x faster than readability (ratio of
 //   mean ms per page, i.e. of total time; the median ratio is printed too).
-// Prints a table and writes benchmarks/results/extract.json.
+// Prints a table and writes benchmarks/results/extract.json; then the
+// documents row (documents.mjs: PDFs, DOCX and feeds read by the built
+// server, word recall and a 100-page PDF's time and memory), written to
+// benchmarks/results/extract-documents.json.
 // Settings: EXTRACT_BENCH_DATA (the benchmark directory), EXTRACT_BENCH_WARMUP (pages, default 20).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +39,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { runDocuments } from './documents.mjs';
 import { scoreAll } from './score.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -259,6 +263,8 @@ async function main() {
   mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
   writeFileSync(join(root, 'benchmarks/results/extract.json'), JSON.stringify(out, null, 2) + '\n');
   console.log('\nwrote benchmarks/results/extract.json');
+  // The documents row: PDFs, DOCX and feeds read by the built server (documents.mjs).
+  await runDocuments();
 }
 
 const childArg = process.argv.find((a) => a.startsWith('--child='));

@@ -54,6 +54,8 @@ describe('docs/accounts-and-credits.md: the price table is config/prices.ts', ()
     expect(rows.get('search')).toContain(`+${p.perScrapedPage} per page scraped`);
     expect(rows.get('search')).toContain(`+${p.contacts} \`include_contacts\``);
     expect(rows.get('search')).toContain(`+${p.social} \`include_social\``);
+    const d = PRICES.document;
+    expect(rows.get('PDF pages (extension)')).toContain(`+1 per ${d.pagesPerCredit} pages read beyond the first ${d.freePages}`);
     expect(rows.get('crawl (extension)')).toBe(`${PRICES.crawl.page} per page stored, +${PRICES.crawl.render_js} each with \`render_js\``);
     const r = PRICES.research;
     expect(rows.get('research')).toBe(`\`analysis_depth\` quick ${r.quick}, standard ${r.standard}, comprehensive ${r.comprehensive}`);

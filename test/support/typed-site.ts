@@ -7,7 +7,7 @@
  *   /text          text/plain (an email address and a URL in it, which no HTML extractor reads).
  *   /json          application/json.
  *   /markdown      text/markdown.
- *   /pdf           application/pdf (a tiny PDF: bytes, not text).
+ *   /pdf           application/pdf (a tiny PDF of one blank page: bytes, and no text layer).
  *   /image.png     image/png (a 1x1 PNG).
  *   /octet         application/octet-stream.
  *   /redirect      302 to /html.
@@ -22,10 +22,12 @@ import type { AddressInfo, Socket } from 'node:net';
 export const TEXT_BODY = 'Plain text notes\n\nWrite to dana.reyes@acme-robotics.com or see https://x.com/acmerobotics\nfor *news* and `code`.\n';
 export const JSON_BODY = JSON.stringify({ name: 'Acme', contact: 'dana.reyes@acme-robotics.com', links: ['https://x.com/acmerobotics'] });
 export const MARKDOWN_BODY = '# Notes\n\n- one\n- two\n\n[Acme](https://acme-robotics.com/)\n';
+/** A PDF of one blank page (no text layer: a scan without its image), with binary bytes in a comment: bytes, not text. */
 export const PDF_BODY = Buffer.concat([
-  Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n', 'latin1'),
+  Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n', 'latin1'),
+  Buffer.from('3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << >> >>\nendobj\n%', 'latin1'),
   Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x80, 0x81, 0x9f]),
-  Buffer.from('\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n', 'latin1'),
+  Buffer.from('\ntrailer\n<< /Root 1 0 R /Size 4 >>\n%%EOF\n', 'latin1'),
 ]);
 export const PNG_BODY = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 

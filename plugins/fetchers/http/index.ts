@@ -5,6 +5,7 @@
  * to text as a browser would (charset.ts). Everything about which targets
  * are allowed, redirects, limits and proxies is the egress guard's.
  */
+import { HTML_MEDIA_TYPES, mediaType, TEXTUAL_MEDIA_TYPE } from '../../../core/page.js';
 import type { Egress, Resolver } from '../../../core/ports.js';
 import { defineFetcher, type FetchRequest, type FetchResult, type FetcherPlugin } from '../../sdk/scrape.js';
 import { decodeBody } from './charset.js';
@@ -45,6 +46,12 @@ export function requestHeaders(request: Pick<FetchRequest, 'headers' | 'userAgen
   return headers;
 }
 
+/** Whether a body of this type may be a binary document (its bytes are kept). */
+const binary = (contentType: string): boolean => {
+  const media = mediaType(contentType);
+  return media === '' || (!HTML_MEDIA_TYPES.includes(media) && !TEXTUAL_MEDIA_TYPE.test(media));
+};
+
 export function createHttpFetcher(options: HttpFetcherOptions): FetcherPlugin<'fetcher-http'> {
   return defineFetcher({
     name: 'fetcher-http',
@@ -78,6 +85,8 @@ export function createHttpFetcher(options: HttpFetcherOptions): FetcherPlugin<'f
         headers: res.headers,
         contentType,
         body: text,
+        // Not HTML or text (a PDF, a DOCX, an octet stream), or of no said type: the bytes too, for a document reader.
+        ...(binary(contentType) ? { bytes: res.body } : {}),
         loadTimeSeconds: Math.round(performance.now() - started) / 1000,
       };
     },

@@ -28,7 +28,10 @@ import { type ApiFailure, BadRequest, errorBody, InternalError, isApiFailure, No
 import { JobFailure, type JobExecution, type JobView } from '../../../core/jobs.js';
 import type { PageCtx } from '../../../core/page.js';
 import { Pipeline } from '../../../core/pipeline.js';
-import { scrapePrice } from '../../../core/prices.js';
+import { documentPagesHold, scrapePrice as basePrice, type Prices, type ScrapePriceInput } from '../../../core/prices.js';
+
+/** A URL's hold: its options, and the pages of a PDF it may read (max_pages). */
+const scrapePrice = (prices: Prices, i: ScrapePriceInput & { readonly max_pages?: number }): number => basePrice(prices, i) + documentPagesHold(prices, i);
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import type { Validated } from '../../../core/stages/index.js';
 import { defineOperation, schema, StrictObject, Type } from '../../sdk/index.js';

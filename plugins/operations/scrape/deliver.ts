@@ -11,7 +11,8 @@ import type { EgressPolicy } from '../../../core/egress.js';
 import type { ApiFailure } from '../../../core/errors.js';
 import type { FetchResult, PageReader, ProxyChoice } from '../../../core/page.js';
 import type { BlobStore } from '../../../core/ports.js';
-import { type DeliverableOption, type Prices, scrapeCharge } from '../../../core/prices.js';
+import { type DeliverableOption, documentPagesCharge, documentPagesHold, type Prices, scrapeCharge } from '../../../core/prices.js';
+import { BINARY_KINDS, type DocumentInfo, type FeedInfo } from '../../../core/documents.js';
 import type { SearchIndex } from '../../../core/search.js';
 import type { PageSource } from '../../../core/extraction.js';
 import type { CallerSchemas, JsonExtractionWarning, JsonExtractor } from '../../../core/json-extraction.js';
@@ -47,14 +48,22 @@ export interface ScrapeOutcome {
   /** extract_json's answer (null: the page had no content to ask about), and its warnings. */
   readonly extractedJson?: Readonly<Record<string, unknown>> | null | undefined;
   readonly extractedJsonWarnings?: readonly JsonExtractionWarning[] | undefined;
+  /** The page was a document: what it says of itself; a feed: its items. */
+  readonly document?: DocumentInfo | undefined;
+  readonly feed?: FeedInfo | undefined;
 }
 
 /** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
-export function chargeOf(prices: Prices, ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown }): number {
+export function chargeOf(
+  prices: Prices,
+  ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown; readonly document?: DocumentInfo | undefined },
+): number {
   const missing: DeliverableOption[] = [...ctx.undelivered];
   if (ctx.input.extract_json !== undefined && (ctx.extractedJson === undefined || ctx.extractedJson === null)) missing.push('extract_json');
   if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
-  return scrapeCharge(prices, ctx.input, missing);
+  // A PDF's pages beyond the free ones, as far as the hold covers them (max_pages).
+  const pages = ctx.document?.type === 'pdf' ? Math.min(documentPagesCharge(prices, ctx.document.pages_read ?? 0), documentPagesHold(prices, ctx.input)) : 0;
+  return scrapeCharge(prices, ctx.input, missing) + pages;
 }
 
 /** The response body of one scrape (spec 2.5), before its credit fields. */
@@ -66,7 +75,8 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
     final_url: r.finalUrl,
     status_code: r.statusCode,
     content_type: r.contentType,
-    content: r.body,
+    // A binary document (PDF, DOCX) has no text of its own to show: its text is in text_content.
+    content: ctx.document !== undefined && BINARY_KINDS.has(ctx.document.type) ? '' : r.body,
     // Always set by the extract stage (for a page that is not HTML: its text, or '').
     text_content: (b.text_content as string | undefined) ?? '',
     load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
@@ -74,6 +84,8 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
   for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
   if ('contacts' in b) out.contacts = b.contacts;
   if ('social' in b) out.social_profiles = b.social;
+  if (ctx.document !== undefined) out.document = ctx.document;
+  if (ctx.feed !== undefined) out.feed = ctx.feed;
   if (ctx.input.extractors !== undefined) out.extracted = ctx.extracted;
   if ('fields' in b) out.extracted = b.fields;
   if (Object.keys(ctx.extractorErrors).length > 0) out.extractor_errors = ctx.extractorErrors;

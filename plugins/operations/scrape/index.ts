@@ -13,7 +13,7 @@ import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
 import { NotFound } from '../../../core/errors.js';
 import { Pipeline } from '../../../core/pipeline.js';
-import { scrapePrice } from '../../../core/prices.js';
+import { documentPagesHold, scrapePrice } from '../../../core/prices.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 import { chargeOf, deliveryStages, shape, type ScrapeOptions } from './deliver.js';
@@ -28,7 +28,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     name: 'operation-scrape',
     description: 'POST /v1/scrape and GET /v1/screenshots/{file}.',
     dependsOn: ['fetcher-http'],
-    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout', 'ModelUnavailable', 'ModelOutputInvalid', 'ModelTimeout'].map(errorSpec),
+    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout', 'DocumentEncrypted', 'DocumentUnreadable', 'ModelUnavailable', 'ModelOutputInvalid', 'ModelTimeout'].map(errorSpec),
     routes(host) {
       const pages = host.pages;
       const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
@@ -53,7 +53,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
         headers: ['host'],
         request: schema(ScrapeRequest),
         response: schema(ScrapeResponse),
-        failures: [400, 402, 403, 429, 502, 503, 504],
+        failures: [400, 402, 403, 422, 429, 502, 503, 504],
         handle: Pipeline.from<RequestContext>()
           .then(host.stages.auth)
           .then(host.stages.quota('scrape'))
@@ -64,7 +64,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
             ...(i.extract_contacts ? [{ feature: 'contacts', field: 'extract_contacts' }] : []),
             ...(i.extract_social ? [{ feature: 'social', field: 'extract_social' }] : []),
           ]))
-          .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(prices, i)))
+          .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(prices, i) + documentPagesHold(prices, i)))
           .then(pages.fetch)
           .then(pages.judge)
           .then(pages.extractAlone)

@@ -36,7 +36,8 @@ import { Effect } from 'effect';
 import type { EgressPolicy } from '../../../core/egress.js';
 import { checkTargetUrl } from '../../../core/egress.js';
 import type { ExtractionFailure, ExtractionPort, PageSource } from '../../../core/extraction.js';
-import { type ApiFailure, isApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable } from '../../../core/errors.js';
+import { BINARY_KINDS, DEFAULT_MAX_PAGES, documentKind, type DocumentFailure, type DocumentKind, type DocumentRead, type DocumentReader } from '../../../core/documents.js';
+import { type ApiFailure, DocumentUnreadable, isApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable } from '../../../core/errors.js';
 import {
   HTML_MEDIA_TYPES, mediaType, TEXTUAL_MEDIA_TYPE, type Extraction, type ExtraFields, type FetchRequest, type FetchResult, type Guarded, type Judged,
   type PageCtx, type PageFetched, type PageRead, type PageReader, type PageRequest, type ProxyChoice, type ScreenshotSpec,
@@ -58,7 +59,14 @@ export interface PagePipelineDeps {
   readonly egress: EgressPolicy;
   /** Attempts through different proxies after a proxy failure. */
   readonly proxyRetries: number;
+  /** Reads documents (PDF, DOCX, feeds); absent: they are answered as binary pages. */
+  readonly documents?: DocumentReader | undefined;
+  /** The time limit of reading one document (default DOCUMENT_TIMEOUT_MS; never past the request's timeout). */
+  readonly documentTimeoutMs?: number | undefined;
 }
+
+/** How long one document may take to read, by default. */
+export const DOCUMENT_TIMEOUT_MS = 20_000;
 
 const waitForSpec = (s: string): { kind: 'css' | 'xpath'; selector: string } => {
   if (s.startsWith('xpath=')) return { kind: 'xpath', selector: s.slice(6) };
@@ -291,24 +299,24 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
     return Effect.as(both, out);
   };
 
-  const extract = {
-    name: 'extract',
-    run: (ctx: PageCtx & PageFetched): Effect.Effect<Extraction, ExtractionFailure> => {
+  /** The text fields of a document read by the document reader (not as HTML): its own, not a page's. */
+  type DocText = { readonly text_content: string; readonly main_content: string; readonly markdown: string };
+
+  /**
+   * The extractors over one page (HTML or text, or a document's HTML or
+   * text): `media` says what it is; `doc`, when given, holds the free text
+   * fields (a PDF's, a feed's) in place of the body's.
+   */
+  const extractPage = (ctx: PageCtx & PageFetched, source: PageSource, media: string, doc: DocText | undefined): Effect.Effect<Extraction, ExtractionFailure> => {
       const i = ctx.input;
       const r = ctx.result;
-      const source: PageSource = { url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body };
-      // Past the depth asked for (a crawl's redirect or error page): nothing is read.
-      if (ctx.depth !== undefined && ctx.depth(r) !== 'read') {
-        return Effect.succeed({ builtins: {}, extracted: {}, extractorErrors: {}, source, undelivered: [], readable: false });
-      }
       // Parsed in this thread only when something here reads it (custom extractors, a rendered text page).
       let parsed: Page | undefined;
       const page = (): Page => (parsed ??= parsePage(source));
       const finalUrl = r.finalUrl || i.url;
-      const media = mediaType(r.contentType);
-      const html = media === '' || HTML_MEDIA_TYPES.includes(media);
+      const html = doc === undefined && (media === '' || HTML_MEDIA_TYPES.includes(media));
       // Not HTML but text (plain text, JSON, XML, ...): the text is the body itself (rendered: the text of the browser's view of it).
-      const text = html ? undefined : !TEXTUAL_MEDIA_TYPE.test(media) ? '' : i.render_js ? renderText(page().document) : r.body;
+      const text = html ? undefined : doc !== undefined ? doc.text_content : !TEXTUAL_MEDIA_TYPE.test(media) ? '' : i.render_js ? renderText(page().document) : source.html;
       const wanted: string[] = ['text_content'];
       if (i.extract_links) wanted.push('links');
       if (i.extract_images) wanted.push('images');
@@ -321,7 +329,7 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       if (i.extract_fields !== undefined) wanted.push('fields');
       /** Whether `x` reads this page: its content types (HTML when it names none) and its URL pattern. */
       const applies = (x: ExtractorPlugin): boolean =>
-        (media === '' || (x.filter?.contentTypes ?? HTML_MEDIA_TYPES).includes(media))
+        ((media === '' && doc === undefined) || (x.filter?.contentTypes ?? HTML_MEDIA_TYPES).includes(media))
         && (x.filter?.urlPattern === undefined || x.filter.urlPattern.test(finalUrl));
       // Every field in the order it is reported: a value known without extracting, or an extractor to run.
       type Step =
@@ -333,7 +341,8 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
         if (x === undefined) continue;
         const free = FREE_TEXT[id];
         // Free fields are always there: a page the extractor cannot read gets its text, or ''.
-        if (free !== undefined && (text !== undefined || !applies(x))) steps.push({ key: id, custom: false, value: free(text ?? '', media) });
+        if (free !== undefined && doc !== undefined) steps.push({ key: id, custom: false, value: doc[id as keyof DocText] });
+        else if (free !== undefined && (text !== undefined || !applies(x))) steps.push({ key: id, custom: false, value: free(text ?? '', media) });
         // A priced field the page cannot give (not HTML): its empty value, not charged.
         else if (free === undefined && !applies(x)) steps.push({ key: id, custom: false, value: EMPTY[id]?.() ?? null, undelivered: PRICED[id] });
         else steps.push({ key: id, custom: false, x });
@@ -375,7 +384,45 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
             if (option !== undefined) undelivered.push(option);
           }
         }
-        return { builtins, extracted, extractorErrors: errors, source, undelivered, readable: html || TEXTUAL_MEDIA_TYPE.test(media) };
+        return { builtins, extracted, extractorErrors: errors, source, undelivered, readable: html || doc !== undefined || TEXTUAL_MEDIA_TYPE.test(media) };
+      });
+  };
+
+  /** Documents' media types as the extractors see them (none of the built-ins read these: their fields are empty, uncharged). */
+  const DOC_MEDIA: Readonly<Record<DocumentKind, string>> = {
+    pdf: 'application/pdf', docx: 'text/html', rss: 'application/rss+xml', atom: 'application/atom+xml', json_feed: 'application/feed+json',
+  };
+
+  const extract = {
+    name: 'extract',
+    run: (ctx: PageCtx & PageFetched): Effect.Effect<Extraction, ExtractionFailure | DocumentFailure> => {
+      const i = ctx.input;
+      const r = ctx.result;
+      const source: PageSource = { url: i.url, finalUrl: r.finalUrl, statusCode: r.statusCode, contentType: r.contentType, html: r.body };
+      // Past the depth asked for (a crawl's redirect or error page): nothing is read.
+      if (ctx.depth !== undefined && ctx.depth(r) !== 'read') {
+        return Effect.succeed({ builtins: {}, extracted: {}, extractorErrors: {}, source, undelivered: [], readable: false });
+      }
+      const media = mediaType(r.contentType);
+      const reader = deps.documents;
+      // A document (by its type, then its first bytes): read by the document reader, then its text or HTML extracted like a page's.
+      const kind = reader === undefined || i.render_js ? undefined : documentKind(media, r.bytes, r.body);
+      if (kind === undefined || (BINARY_KINDS.has(kind) && r.bytes === undefined)) return extractPage(ctx, source, media, undefined);
+      const bytes = BINARY_KINDS.has(kind) ? r.bytes! : new TextEncoder().encode(r.body);
+      const options = { maxPages: i.max_pages ?? DEFAULT_MAX_PAGES, timeoutMs: Math.min(deps.documentTimeoutMs ?? DOCUMENT_TIMEOUT_MS, (i.timeout ?? 30) * 1000) };
+      const read = Effect.tryPromise({
+        try: () => reader!.read(kind, bytes, options),
+        catch: (e): DocumentFailure => (isApiFailure(e) && (e.code === 'DOCUMENT_ENCRYPTED' || e.code === 'DOCUMENT_UNREADABLE')
+          ? e as DocumentFailure
+          : new DocumentUnreadable({ message: `The ${kind} document could not be read`, documentType: kind, details: e instanceof Error ? e.message : String(e) })),
+      });
+      return Effect.flatMap(read, (d: DocumentRead) => {
+        const docSource: PageSource = d.html === undefined ? source : { ...source, contentType: 'text/html; charset=utf-8', html: d.html };
+        const text = d.html === undefined ? { text_content: d.text, main_content: d.main, markdown: d.markdown } : undefined;
+        return Effect.map(extractPage(ctx, docSource, DOC_MEDIA[kind], text), (x): Extraction => ({
+          // A document with no text (a scanned PDF) has nothing to read, as an image has not.
+          ...x, readable: d.html !== undefined || d.feed !== undefined || d.text.trim() !== '', document: d.info, feed: d.feed,
+        }));
       });
     },
   };

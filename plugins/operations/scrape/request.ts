@@ -9,6 +9,7 @@ import type { PageReader } from '../../../core/page.js';
 import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import { isCountryCode } from '../../../core/countries.js';
 import type { CallerSchemas } from '../../../core/json-extraction.js';
+import { DEFAULT_MAX_PAGES, MAX_MAX_PAGES } from '../../../core/documents.js';
 import { StrictObject, Type } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 
@@ -64,6 +65,7 @@ export const ScrapeRequest = StrictObject({
     })),
   }, { additionalProperties: true, description: 'Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
+  max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_MAX_PAGES, description: `Extension: a PDF's pages to read at most (default ${DEFAULT_MAX_PAGES}). Held and charged: 1 credit per 10 pages read beyond the first 10.` })),
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
 
@@ -98,6 +100,21 @@ export const ScrapeResponse = Type.Object({
     description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).',
   })),
   proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
+  document: Type.Optional(StrictObject({
+    type: Type.Union([Type.Literal('pdf'), Type.Literal('docx'), Type.Literal('rss'), Type.Literal('atom'), Type.Literal('json_feed')]),
+    pages: Nullable(Type.Integer({ description: 'Pages in the document (PDF); null for other formats.' })),
+    pages_read: Nullable(Type.Integer({ description: 'Pages read (at most max_pages).' })),
+    title: Nullable(Type.String()),
+    author: Nullable(Type.String()),
+    created: Nullable(Type.String({ description: 'ISO 8601.' })),
+    language: Nullable(Type.String()),
+    warnings: Type.Array(Type.String(), { description: 'What was left out and why: no text layer (a scanned PDF: no OCR), pages past max_pages, the time limit.' }),
+  }, { description: 'Extension: the page was a document (PDF, DOCX, RSS, Atom, JSON Feed): what it says of itself.' })),
+  feed: Type.Optional(StrictObject({
+    title: Nullable(Type.String()),
+    link: Nullable(Type.String()),
+    items: Type.Array(StrictObject({ title: Nullable(Type.String()), link: Nullable(Type.String()), date: Nullable(Type.String()), summary: Nullable(Type.String()) })),
+  }, { description: 'Extension: the page was an RSS, Atom or JSON feed: its items.' })),
   credits_used: Type.Integer(),
   remaining_credits: Type.Integer(),
   request_id: Type.Optional(Type.String()),
