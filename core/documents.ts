@@ -102,12 +102,25 @@ function zipKind(bytes: Uint8Array): DocumentKind | undefined {
   return /word\//.test(head(bytes, 64 * 1024)) ? 'docx' : undefined;
 }
 
+/** The name of an XML text's root element, past its prolog (each part skipped by indexOf: no backtracking), or undefined. */
+function rootElement(h: string): string | undefined {
+  let i = 0;
+  for (;;) {
+    while (i < h.length && /\s/.test(h[i]!)) i++;
+    if (h.startsWith('<?', i)) { const e = h.indexOf('?>', i + 2); if (e < 0) return undefined; i = e + 2; continue; }
+    if (h.startsWith('<!--', i)) { const e = h.indexOf('-->', i + 4); if (e < 0) return undefined; i = e + 3; continue; }
+    if (h.startsWith('<!', i)) { const e = h.indexOf('>', i + 2); if (e < 0) return undefined; i = e + 1; continue; }
+    break;
+  }
+  return /^<([A-Za-z_][\w.:-]*)/.exec(h.slice(i, i + 300))?.[1];
+}
+
 /** A feed by its root element (XML) or its version (JSON). */
 function textFeedKind(text: string): DocumentKind | undefined {
   const h = text.slice(0, 4096).replace(/^\uFEFF/, '');
   if (/^\s*\{/.test(h)) return /"version"\s*:\s*"https:\/\/jsonfeed\.org\/version\//.test(h) ? 'json_feed' : undefined;
   // Past the prolog (declaration, comments, processing instructions, doctype): the root element.
-  const root = /^\s*(?:<\?[^]*?\?>\s*|<!--[^]*?-->\s*|<![^>]*>\s*)*<([A-Za-z_][\w.:-]*)/.exec(h)?.[1];
+  const root = rootElement(h);
   if (root === undefined) return undefined;
   const local = root.includes(':') ? root.slice(root.indexOf(':') + 1) : root;
   if (local === 'rss' || local === 'RDF') return 'rss';
