@@ -496,6 +496,8 @@ async function main() {
   put('report-25-pages.pdf', long25.bytes, long25.expected, ['Annual Report of the Example Society', 'Page 1 of 25', 'Page 25 of 25']);
   const long3 = await makeLongPdf(3, 13);
   put('report-3-pages.pdf', long3.bytes, long3.expected, ['Annual Report of the Example Society', 'Page 2 of 3']);
+  const long8 = await makeLongPdf(8, 17);
+  put('report-8-pages.pdf', long8.bytes, long8.expected, ['Annual Report of the Example Society', 'Page 4 of 8']);
   const cols = await twoColumnsPages();
   put('two-columns-pages.pdf', cols.bytes, cols.expected, cols.running);
   try {
