@@ -26,7 +26,7 @@ interface Created {
 }
 
 /** Run a CLI command to completion (bounded). */
-const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, cwd, 20_000);
+const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, cwd, 45_000);
 
 const serve = (name: string, env: Record<string, string>, cwd: string, children: ChildProcess[]) => startProcess(name, 'serve', env, cwd, children);
 
@@ -86,7 +86,7 @@ describe('two API processes on one PostgreSQL database and one Redis prefix', ()
       serve('B', { ...env, SCOUR_HTTP_ADAPTER: 'node' }, dir, children),
     ]);
     console.log(`multi-process setup: ${Date.now() - t0} ms`);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await killAll(children);
