@@ -5,7 +5,9 @@
  * page is judged like a scrape (a 403 or a challenge page is
  * TARGET_BLOCKED) and read by the same extractors (text, main content, meta
  * data, links). A redirect is taken as it came, and only HTML pages that
- * succeeded are read; robots.txt and sitemaps are only fetched.
+ * succeeded are read (and, when the crawl includes documents, PDF and DOCX
+ * files, read by the pipeline's document reader); robots.txt and sitemaps
+ * are only fetched.
  */
 import { Cause, Effect, Exit } from 'effect';
 import { BINARY_KINDS, documentKind, type DocumentKind } from '../../../core/documents.js';
@@ -65,7 +67,7 @@ export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchT
     const depth = pageDepth(o.documents === true);
     const effect = Effect.map(pages.read({ input, depth }), (page): CrawledPage => {
       const r = page.result;
-      const kind = r.statusCode >= 200 && r.statusCode < 300 && !HTML.test(r.contentType) ? kindOf(r) : undefined;
+      const kind = o.documents === true && r.statusCode >= 200 && r.statusCode < 300 && !HTML.test(r.contentType) ? kindOf(r) : undefined;
       const base = { statusCode: r.statusCode, headers: r.headers, contentType: r.contentType, finalUrl: r.finalUrl, documentKind: kind };
       // A redirect or an error page is not read; 403s and challenge pages failed as TARGET_BLOCKED, like a scrape.
       if (depth(r) !== 'read') return { ...base, title: null, text: '', language: null, links: [], metaRobots: '' };
