@@ -40,7 +40,7 @@ export function localCrawler(settings: Pick<Settings, 'allowPrivateTargets'>): L
       try {
         const outcome = await runCrawl({
           start: spec.start, maxPages: spec.maxPages, maxDepth: spec.maxDepth, includePaths: spec.includePaths, excludePaths: spec.excludePaths,
-          sameDomain: true, respectRobots: true, useSitemaps: true, renderJs: false,
+          sameDomain: true, respectRobots: true, useSitemaps: true, renderJs: false, includeDocuments: false,
         }, { fetchPage, fetchText, book, signal: io.signal, pricePerPage: 0, onProgress: io.onProgress, index: io.index });
         const left = pending();
         if (outcome.leftover !== undefined && left > 0) reasons.set(outcome.leftover, (reasons.get(outcome.leftover) ?? 0) + left);

@@ -35,7 +35,7 @@ export const PRICES = {
     /** Extension: values picked by CSS or XPath selectors (extract_fields). */
     extract_fields: 1,
   },
-  /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered). */
+  /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered); a document it stores (include_documents) is one page, whatever its length. */
   crawl: {
     page: 3,
     render_js: 5,

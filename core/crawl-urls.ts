@@ -69,12 +69,26 @@ const BINARY = new Set([
   'css', 'js', 'mjs', 'json', 'woff', 'woff2', 'ttf', 'otf', 'eot', 'map', 'wasm',
 ]);
 
-/** True when the path names a file that is not a page (by its extension). */
-export function looksLikeFile(url: string): boolean {
+/** Extensions of documents a crawl reads when it includes documents (include_documents): PDF and DOCX. */
+const DOCUMENT_EXTENSIONS = new Set(['pdf', 'docx']);
+
+const extensionOf = (url: string): string | undefined => {
   const path = new URL(url).pathname;
   const dot = path.lastIndexOf('.');
-  if (dot < 0 || dot < path.lastIndexOf('/')) return false;
-  return BINARY.has(path.slice(dot + 1).toLowerCase());
+  if (dot < 0 || dot < path.lastIndexOf('/')) return undefined;
+  return path.slice(dot + 1).toLowerCase();
+};
+
+/** True when the path names a file that is not a page (by its extension). */
+export function looksLikeFile(url: string): boolean {
+  const ext = extensionOf(url);
+  return ext !== undefined && BINARY.has(ext);
+}
+
+/** True when the path names a document a crawl can read (.pdf, .docx). */
+export function looksLikeDocument(url: string): boolean {
+  const ext = extensionOf(url);
+  return ext !== undefined && DOCUMENT_EXTENSIONS.has(ext);
 }
 
 const segmentsOf = (url: URL): string[] => url.pathname.split('/').filter((s) => s !== '');

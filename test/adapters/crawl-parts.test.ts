@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { globProblem } from '../../plugins/operations/crawl/index.js';
 import { HostGate, parseRobots } from '../../plugins/operations/crawl/politeness.js';
 import { parseSitemap } from '../../plugins/operations/crawl/sitemaps.js';
-import { canonicalUrl, looksLikeFile, pathPattern, repeatingPath, TrapGuard, urlDate } from '../../core/crawl-urls.js';
+import { canonicalUrl, looksLikeDocument, looksLikeFile, pathPattern, repeatingPath, TrapGuard, urlDate } from '../../core/crawl-urls.js';
 
 describe('canonicalUrl', () => {
   it('gives one spelling for one page', () => {
@@ -107,6 +107,14 @@ describe('trap defences', () => {
     expect(looksLikeFile('https://x.test/img/a.png?w=2')).toBe(true);
     expect(looksLikeFile('https://x.test/v1.2/docs')).toBe(false);
     expect(looksLikeFile('https://x.test/page.html')).toBe(false);
+  });
+
+  it('tells documents a crawl can read (include_documents) by extension: .pdf and .docx only', () => {
+    expect(looksLikeDocument('https://x.test/files/report.PDF')).toBe(true);
+    expect(looksLikeDocument('https://x.test/files/handbook.docx?v=2')).toBe(true);
+    expect(looksLikeDocument('https://x.test/files/old.doc')).toBe(false);
+    expect(looksLikeDocument('https://x.test/pdf/latest')).toBe(false);
+    expect(looksLikeDocument('https://x.test/a.pdf/index.html')).toBe(false);
   });
 });
 

@@ -20,11 +20,26 @@
  *   /files/report.pdf      never to be requested (a file, not a page)
  *   /private/...           never to be requested (robots.txt)
  *
+ * `papers` site (documents, test/fixtures/documents/): /robots.txt 404, / links
+ *   /papers/note.pdf       one-page.pdf (application/pdf)
+ *   /papers/handbook.docx  handbook.docx (its DOCX media type)
+ *   /download?id=report    report-3-pages.pdf served as application/octet-stream (a PDF by its first bytes only)
+ *   /papers/locked.pdf     encrypted.pdf
+ *   /papers/broken.pdf     broken.pdf
+ *   /news.rss              news.rss.xml (application/rss+xml)
+ *   /docs/a                a page (WORDS.a)
+ *
  * `slow` site: /robots.txt 404 (everything allowed), / links /p/0 ... /p/<n-1>,
  * each /p/<i> answers after `ms` with its own word (`slowpage<i>`).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/documents/', import.meta.url));
+const fixture = (name: string): Buffer => readFileSync(`${FIXTURES}${name}`);
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 export const WORDS: Readonly<Record<string, string>> = {
   a: 'aardvark', b: 'bobolink', c: 'caracal', orphan: 'ocelot', cdata: 'cassowary', list: 'lamprey', 'behind-quiet': 'bushbaby',
@@ -61,7 +76,7 @@ const prose = (word: string) =>
   content of the page is long enough to be taken as the page's text: habitat, diet, behaviour and range of the ${word} are all
   covered in this paragraph, which a crawl should store in the index under this page's own address.</p></article>`;
 
-export async function startCrawlSite(kind: 'docs' | 'slow', o: { crawlDelay?: number; pages?: number; ms?: number } = {}): Promise<CrawlSite> {
+export async function startCrawlSite(kind: 'docs' | 'slow' | 'papers', o: { crawlDelay?: number; pages?: number; ms?: number } = {}): Promise<CrawlSite> {
   const requests: CrawlSiteRequest[] = [];
   let active = 0;
   let port = 0;
@@ -119,6 +134,24 @@ export async function startCrawlSite(kind: 'docs' | 'slow', o: { crawlDelay?: nu
     return html(404, page('Not found', '<p>Not found</p>'));
   };
 
+  const papers = (_req: IncomingMessage, res: ServerResponse, path: string) => {
+    const html = (status: number, body: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+    const file = (type: string, name: string) => res.writeHead(200, { 'content-type': type }).end(fixture(name));
+    if (path === '/robots.txt') return res.writeHead(404).end();
+    if (path === '/') {
+      const links = ['/papers/note.pdf', '/papers/handbook.docx', '/download?id=report', '/papers/locked.pdf', '/papers/broken.pdf', '/news.rss', '/docs/a'];
+      return html(200, page('Papers', `<h1>Papers</h1><p>Our publications.</p><ul>${links.map((l) => `<li><a href="${l}">${l}</a></li>`).join('')}</ul>`));
+    }
+    if (path === '/papers/note.pdf') return file('application/pdf', 'one-page.pdf');
+    if (path === '/papers/handbook.docx') return file(DOCX, 'handbook.docx');
+    if (path === '/download') return file('application/octet-stream', 'report-3-pages.pdf');
+    if (path === '/papers/locked.pdf') return file('application/pdf', 'encrypted.pdf');
+    if (path === '/papers/broken.pdf') return file('application/pdf', 'broken.pdf');
+    if (path === '/news.rss') return file('application/rss+xml', 'news.rss.xml');
+    if (path === '/docs/a') return html(200, page('Docs a', prose(WORDS.a!)));
+    return html(404, page('Not found', '<p>Not found</p>'));
+  };
+
   const slow = (_req: IncomingMessage, res: ServerResponse, path: string) => {
     const html = (status: number, body: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
     if (path === '/robots.txt') return res.writeHead(404).end();
@@ -141,7 +174,7 @@ export async function startCrawlSite(kind: 'docs' | 'slow', o: { crawlDelay?: nu
       at: Date.now(), inFlight: active,
     });
     if (req.socket.localAddress === '127.0.0.2') return res.writeHead(200, { 'content-type': 'text/html' }).end(page('Elsewhere', prose('elsewhere')));
-    return kind === 'docs' ? docs(req, res, url.pathname) : slow(req, res, url.pathname);
+    return kind === 'docs' ? docs(req, res, url.pathname) : kind === 'papers' ? papers(req, res, url.pathname) : slow(req, res, url.pathname);
   };
 
   const main = http.createServer(handler);

@@ -23,7 +23,8 @@ import type { AddedItem, FrontierEntry, ItemStatus } from '../../../core/jobs.js
 import type { IndexDocument } from '../../../core/search.js';
 import { HostGate, RobotsCache, type FetchText, type HostRules } from './politeness.js';
 import { sitemapPages } from './sitemaps.js';
-import { canonicalUrl, DEFAULT_TRAP_LIMITS, looksLikeFile, MAX_URL_LENGTH, TrapGuard, type TrapLimits } from '../../../core/crawl-urls.js';
+import type { DocumentKind } from '../../../core/documents.js';
+import { canonicalUrl, DEFAULT_TRAP_LIMITS, looksLikeDocument, looksLikeFile, MAX_URL_LENGTH, TrapGuard, type TrapLimits } from '../../../core/crawl-urls.js';
 
 export interface CrawlSpec {
   /** Canonical start URL. */
@@ -38,6 +39,18 @@ export interface CrawlSpec {
   readonly respectRobots: boolean;
   readonly useSitemaps: boolean;
   readonly renderJs: boolean;
+  /** Follow links to documents (.pdf, .docx, or a response the page pipeline reads as one) and store them (include_documents). */
+  readonly includeDocuments: boolean;
+}
+
+/** What a document says of itself (the page pipeline's `document` field), as a crawl stores it. */
+export interface CrawledDocument {
+  readonly type: DocumentKind;
+  readonly title: string | null;
+  readonly author: string | null;
+  /** ISO 8601, when the document says. */
+  readonly created: string | null;
+  readonly language: string | null;
 }
 
 /** A fetched page, as the crawl reads it (the scrape stages' fetch, judge and extract). */
@@ -54,10 +67,19 @@ export interface CrawledPage {
   readonly links: readonly { readonly url: string; readonly rel: string | null }[];
   /** The page's meta robots directives (robots and scourbot), lower case, comma-separated. */
   readonly metaRobots: string;
+  /** The response is a document (by its type, then its first bytes): which kind, whether it was read or not. */
+  readonly documentKind?: DocumentKind | undefined;
+  /** The document read (PDF, DOCX; only when documents were asked for). */
+  readonly document?: CrawledDocument | undefined;
 }
 
-/** One page, without following redirects. Rejects with the core's target errors ({ code, message, fields() }). */
-export type FetchPage = (url: string, o: { readonly renderJs: boolean; readonly signal: AbortSignal }) => Promise<CrawledPage>;
+/**
+ * One page, without following redirects. Rejects with the core's target
+ * errors ({ code, message, fields() }); with `documents`, a PDF or DOCX is
+ * read too (an encrypted or broken one rejects with DOCUMENT_ENCRYPTED or
+ * DOCUMENT_UNREADABLE).
+ */
+export type FetchPage = (url: string, o: { readonly renderJs: boolean; readonly documents?: boolean; readonly signal: AbortSignal }) => Promise<CrawledPage>;
 
 export interface FrontierItem {
   readonly idx: number;
@@ -147,6 +169,9 @@ export interface CrawlOutcome {
 const RETRYABLE = new Set(['TARGET_UNREACHABLE', 'TARGET_TIMEOUT', 'SERVICE_UNAVAILABLE', 'TARGET_BUSY']);
 const MAX_RETRIES = 2;
 const HTML = /^(text\/html|application\/xhtml\+xml)/i;
+/** Document failures: the document is skipped with this reason (never retried). */
+const DOCUMENT_SKIPS: Readonly<Record<string, string>> = { DOCUMENT_ENCRYPTED: 'document_encrypted', DOCUMENT_UNREADABLE: 'document_unreadable' };
+const FEED_KINDS: ReadonlySet<DocumentKind> = new Set(['rss', 'atom', 'json_feed']);
 
 class RunAborted extends Error {
   constructor() {
@@ -309,7 +334,7 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
         : {}),
       transformRequestFunction: (req) => {
         if (depth > spec.maxDepth) return (record(req.url, 'max_depth'), false);
-        if (looksLikeFile(req.url)) return (record(req.url, 'not_html'), false);
+        if (looksLikeFile(req.url) && !(spec.includeDocuments && looksLikeDocument(req.url))) return (record(req.url, 'not_html'), false);
         return { ...req, uniqueKey: req.url };
       },
       onSkippedRequest: async ({ url, reason }) => record(url, reason === 'robotsTxt' ? 'robots' : 'excluded'),
@@ -390,10 +415,18 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
     let page: CrawledPage;
     try {
       fetched++;
-      page = await gate.run(host, rules?.delayMs ?? 0, () => deps.fetchPage(url, { renderJs: spec.renderJs, signal }));
+      // A link to a document is fetched as it is (a browser does not read a PDF).
+      const renderJs = spec.renderJs && !(spec.includeDocuments && looksLikeDocument(url));
+      page = await gate.run(host, rules?.delayMs ?? 0, () => deps.fetchPage(url, { renderJs, documents: spec.includeDocuments, signal }));
     } catch (e) {
       if (signal.aborted) throw new RunAborted();
       const f = asFailure(e);
+      // An encrypted or broken document is skipped with its reason, not a failure of the crawl (nor of the page's fetch).
+      const documentSkip = DOCUMENT_SKIPS[f.code];
+      if (documentSkip !== undefined) {
+        await finish(idx, { kind: 'skipped', reason: documentSkip }, []);
+        return;
+      }
       if (RETRYABLE.has(f.code) && retryCount < MAX_RETRIES) throw e;
       await finish(idx, { kind: 'failed', attempts: retryCount + 1, error: errorOf(f) }, []);
       return;
@@ -424,6 +457,15 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
       await finish(idx, { kind: 'failed', attempts: retryCount + 1, error: { code: 'HTTP_ERROR', error: `The site answered ${status}`, status_code: status } }, []);
       return;
     }
+    if (spec.includeDocuments && page.documentKind !== undefined && page.document === undefined) {
+      // A feed (RSS, Atom, JSON Feed) is not a page of the site: skipped (its items are not followed).
+      await finish(idx, { kind: 'skipped', reason: FEED_KINDS.has(page.documentKind) ? 'feed' : 'not_html' }, []);
+      return;
+    }
+    if (spec.includeDocuments && page.document !== undefined) {
+      await storeDocument(url, idx, depth, status, page, page.document);
+      return;
+    }
     if (!HTML.test(page.contentType)) {
       await finish(idx, { kind: 'skipped', reason: 'not_html' }, []);
       return;
@@ -446,7 +488,34 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
       url, title: (page.title ?? '').slice(0, 2000), text: page.text.slice(0, 1_000_000), publishedAt: null, language: page.language,
       country: null, type: 'page', author: null, siteName: null, doi: null, safe: null,
     }));
-    const r = await finish(idx, { kind: 'stored', result: { title: page.title, status_code: status, depth } }, discovered);
+    await billed(url, isNew, await finish(idx, { kind: 'stored', result: { title: page.title, status_code: status, depth } }, discovered));
+  };
+
+  /**
+   * A document (PDF, DOCX) read by the page pipeline: stored like a page,
+   * with the title, author and date it gives of itself, as a 'report'. Its
+   * links are not followed (a document is a leaf of the crawl).
+   */
+  const storeDocument = async (url: string, idx: number, depth: number, status: number, page: CrawledPage, d: CrawledDocument): Promise<void> => {
+    const title = d.title ?? page.title ?? '';
+    if (page.text.trim() === '') {
+      // A scanned PDF (no text layer): nothing to search.
+      await finish(idx, { kind: 'skipped', reason: 'empty' }, []);
+      return;
+    }
+    const created = d.created === null ? NaN : Date.parse(d.created);
+    const lang = (d.language ?? page.language ?? '').slice(0, 2).toLowerCase();
+    if (signal.aborted) throw new RunAborted();
+    const isNew = await booked(() => deps.index.put({
+      url, title: title.slice(0, 2000), text: page.text.slice(0, 1_000_000), publishedAt: Number.isFinite(created) ? created : null,
+      language: /^[a-z]{2}$/.test(lang) ? lang : null, country: null, type: 'report', author: d.author === null ? null : d.author.slice(0, 500),
+      siteName: null, doi: null, safe: null,
+    }));
+    await billed(url, isNew, await finish(idx, { kind: 'stored', result: { title: title === '' ? null : title, status_code: status, depth, document_type: d.type } }, []));
+  };
+
+  /** After a stored page's billing: a page not paid for leaves the index, and the crawl stops at its limits. */
+  const billed = async (url: string, isNew: boolean, r: PageEndResult): Promise<void> => {
     if (r.refused) {
       // Not paid for: it does not stay in the index (unless it was there before this crawl).
       if (isNew) await deps.index.remove(url).catch(() => undefined);

@@ -46,6 +46,9 @@ export const CrawlRequest = StrictObject({
   respect_robots: Type.Optional(Type.Boolean({ description: 'Obey robots.txt (Disallow and Crawl-delay) and meta robots. Default true.' })),
   use_sitemaps: Type.Optional(Type.Boolean({ description: 'Seed the crawl from robots.txt Sitemap lines and /sitemap.xml (index files followed). Default true.' })),
   render_js: Type.Optional(Type.Boolean({ description: 'Render every page in Chromium. +5 credits a page.' })),
+  include_documents: Type.Optional(Type.Boolean({
+    description: 'Also follow links to documents (.pdf and .docx links, and any response the page pipeline reads as a PDF or DOCX by its type or first bytes) within the same scope and limits, and store their text, title, author and date (type "report"), each at a page\'s price. Feeds are skipped (reason "feed"). Default false: document links are skipped as not_html.',
+  })),
   callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'POSTed a signed crawl.completed webhook when the crawl ends. It passes the same egress guard as a target.' })),
 });
 type CrawlInput = typeof CrawlRequest.static;
@@ -154,6 +157,7 @@ export function specOf(stored: StoredCrawl): CrawlSpec {
     respectRobots: i.respect_robots ?? true,
     useSitemaps: i.use_sitemaps ?? true,
     renderJs: i.render_js ?? false,
+    includeDocuments: i.include_documents ?? false,
   };
 }
 

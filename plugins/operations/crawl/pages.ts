@@ -5,10 +5,13 @@
  * page is judged like a scrape (a 403 or a challenge page is
  * TARGET_BLOCKED) and read by the same extractors (text, main content, meta
  * data, links). A redirect is taken as it came, and only HTML pages that
- * succeeded are read; robots.txt and sitemaps are only fetched.
+ * succeeded are read (and, when the crawl includes documents, PDF and DOCX
+ * files, read by the pipeline's document reader); robots.txt and sitemaps
+ * are only fetched.
  */
 import { Cause, Effect, Exit } from 'effect';
-import type { FetchResult, PageDepth, PageReader } from '../../../core/page.js';
+import { BINARY_KINDS, documentKind, type DocumentKind } from '../../../core/documents.js';
+import { mediaType, type FetchResult, type PageDepth, type PageReader } from '../../../core/page.js';
 import type { CrawledPage, FetchPage } from './engine.js';
 import { CRAWLER_USER_AGENT, type FetchText } from './politeness.js';
 
@@ -29,10 +32,27 @@ async function runAbortable<A, E>(effect: Effect.Effect<A, E>, signal: AbortSign
   throw Cause.squash(exit.cause);
 }
 
-/** How far a crawled page is taken: a redirect as it came; an error or a page that is not HTML judged, not read. */
-const pageDepth = (r: FetchResult): PageDepth =>
-  (r.statusCode >= 300 && r.statusCode < 400 ? 'fetched'
-    : r.statusCode >= 400 || !/^(text\/html|application\/xhtml\+xml)/i.test(r.contentType) ? 'judged' : 'read');
+const HTML = /^(text\/html|application\/xhtml\+xml)/i;
+
+/** Pages of a PDF a crawl reads at most (the rest left out, with a warning in the document's info). */
+export const CRAWL_DOCUMENT_MAX_PAGES = 50;
+
+/** The document kind of a response, by its type then its first bytes (as the page pipeline decides). */
+const kindOf = (r: FetchResult): DocumentKind | undefined => documentKind(mediaType(r.contentType), r.bytes, r.body);
+
+/**
+ * How far a crawled page is taken: a redirect as it came; an error or a
+ * page that is not HTML judged, not read. With documents, a PDF or DOCX
+ * that succeeded is read too (a feed is not: it is not a page of the site).
+ */
+const pageDepth = (documents: boolean) => (r: FetchResult): PageDepth => {
+  if (r.statusCode >= 300 && r.statusCode < 400) return 'fetched';
+  if (r.statusCode >= 400) return 'judged';
+  if (HTML.test(r.contentType)) return 'read';
+  if (!documents) return 'judged';
+  const kind = kindOf(r);
+  return kind !== undefined && BINARY_KINDS.has(kind) ? 'read' : 'judged';
+};
 const fetchedOnly = (): PageDepth => 'fetched';
 
 const firstString = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);
@@ -42,13 +62,26 @@ export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchT
     const input = {
       url, follow_redirects: false, timeout: PAGE_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT,
       main_content: true, extract_meta: true, extract_links: true, ...(o.renderJs ? { render_js: true } : {}),
+      ...(o.documents === true ? { max_pages: CRAWL_DOCUMENT_MAX_PAGES } : {}),
     };
-    const effect = Effect.map(pages.read({ input, depth: pageDepth }), (page): CrawledPage => {
+    const depth = pageDepth(o.documents === true);
+    const effect = Effect.map(pages.read({ input, depth }), (page): CrawledPage => {
       const r = page.result;
-      const base = { statusCode: r.statusCode, headers: r.headers, contentType: r.contentType, finalUrl: r.finalUrl };
+      const kind = o.documents === true && r.statusCode >= 200 && r.statusCode < 300 && !HTML.test(r.contentType) ? kindOf(r) : undefined;
+      const base = { statusCode: r.statusCode, headers: r.headers, contentType: r.contentType, finalUrl: r.finalUrl, documentKind: kind };
       // A redirect or an error page is not read; 403s and challenge pages failed as TARGET_BLOCKED, like a scrape.
-      if (pageDepth(r) !== 'read') return { ...base, title: null, text: '', language: null, links: [], metaRobots: '' };
+      if (depth(r) !== 'read') return { ...base, title: null, text: '', language: null, links: [], metaRobots: '' };
       const b = page.builtins;
+      const d = page.document;
+      if (d !== undefined) {
+        // A document (PDF, DOCX): its text and what it says of itself; its links are not followed.
+        const main = (b.main_content as string | undefined) ?? '';
+        const whole = (b.text_content as string | undefined) ?? '';
+        return {
+          ...base, title: d.title, text: main.trim() !== '' ? main : whole, language: d.language, links: [], metaRobots: '',
+          document: { type: d.type, title: d.title, author: d.author, created: d.created, language: d.language },
+        };
+      }
       const meta = b.meta_data as { title?: string | null; language?: string | null; meta?: Record<string, unknown> } | undefined;
       const main = (b.main_content as string | undefined) ?? '';
       const whole = (b.text_content as string | undefined) ?? '';
