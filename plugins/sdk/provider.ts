@@ -16,7 +16,7 @@
 import { decodeHTML } from 'entities';
 import { isApiFailure } from '../../core/errors.js';
 import type { Egress, GuardedResponse } from '../../core/ports.js';
-import { ProviderRateLimited, type ProviderKind } from '../../core/search.js';
+import { ProviderRateLimited, type ParsedQuery, type ProviderKind } from '../../core/search.js';
 import { stripHtmlComments } from '../../core/text.js';
 
 export { ProviderRateLimited };
@@ -275,6 +275,45 @@ export function endpointOf(url: string): string {
     const cut = url.search(/[?#]/);
     return cut < 0 ? url : url.slice(0, cut);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+
+/** Letter-and-digit runs of a text: what a search service would index of it. */
+export function queryWords(text: string): string[] {
+  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * The words of `text` for a service's query syntax, its operator words
+ * (AND, OR, NOT, ...) lower-cased so they stay words: undefined when nothing
+ * is searchable.
+ */
+export function searchableWords(text: string, operators: ReadonlySet<string> = new Set(['AND', 'OR', 'NOT'])): string[] | undefined {
+  const w = queryWords(text).map((x) => (operators.has(x) ? x.toLowerCase() : x));
+  return w.length === 0 ? undefined : w;
+}
+
+/** One word, or a quoted phrase of several, for services whose syntax quotes phrases; undefined when nothing is searchable. */
+export function wordOrPhrase(text: string, operators?: ReadonlySet<string>): string | undefined {
+  const w = searchableWords(text, operators);
+  if (w === undefined) return undefined;
+  return w.length === 1 ? w[0] : `"${w.join(' ')}"`;
+}
+
+/** The query's plain words: `terms` less the words of its required items (those are sent as phrases). */
+export function plainTerms(query: ParsedQuery): string[] {
+  const left = [...query.terms];
+  for (const group of query.required) {
+    for (const { item: it } of group) {
+      for (const w of it.text.split(' ')) {
+        const at = left.indexOf(w);
+        if (at >= 0) left.splice(at, 1);
+      }
+    }
+  }
+  return left;
 }
 
 // ---------------------------------------------------------------------------

@@ -86,6 +86,7 @@ import {
 import {
   ProviderError, baseUrl, bareDoi, cutAtWord, defineSearchProvider, exchange, excerpt, httpUrl, parseIsoDate, plainText,
   type ProviderOptions, type SearchProviderPlugin,
+  plainTerms, searchableWords,
 } from '../../sdk/search.js';
 
 export const DEFAULT_BASE_URL = 'https://export.arxiv.org';
@@ -169,31 +170,16 @@ function atomText(el: XmlElement | undefined): string {
 // ---------------------------------------------------------------------------
 // The query
 
-function words(text: string): string[] {
-  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
-}
 
 const OPERATOR_WORDS = new Set(['AND', 'OR', 'NOT', 'ANDNOT']);
 
 /** `field:word` or `field:"a b"`, or undefined when nothing is searchable. */
 function fielded(field: 'all' | 'ti', text: string): string | undefined {
-  const w = words(text).map((x) => (OPERATOR_WORDS.has(x) ? x.toLowerCase() : x));
-  if (w.length === 0) return undefined;
+  const w = searchableWords(text, OPERATOR_WORDS);
+  if (w === undefined) return undefined;
   return w.length === 1 ? `${field}:${w[0]}` : `${field}:"${w.join(' ')}"`;
 }
 
-function plainTerms(query: ProviderRequest['query']): string[] {
-  const left = [...query.terms];
-  for (const group of query.required) {
-    for (const { item: it } of group) {
-      for (const w of it.text.split(' ')) {
-        const at = left.indexOf(w);
-        if (at >= 0) left.splice(at, 1);
-      }
-    }
-  }
-  return left;
-}
 
 /** arXiv's date-time of an epoch ms: YYYYMMDDHHMM, GMT. */
 export function arxivDate(ms: number): string {

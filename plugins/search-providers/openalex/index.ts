@@ -81,6 +81,7 @@ import type { FilterName, ProviderKind, ProviderRequest, ProviderResponse, Provi
 import {
   ProviderError, ProviderRateLimited, DEFAULT_RETRY_AFTER_MS, baseUrl, bareDoi, cutAtWord, defineSearchProvider, endpointOf, exchange,
   excerpt, httpUrl, isRecord, parseIsoDate, plainText, retryAfterMs, type ProviderOptions, type SearchProviderPlugin,
+  wordOrPhrase, plainTerms,
 } from '../../sdk/search.js';
 
 export const DEFAULT_BASE_URL = 'https://api.openalex.org';
@@ -107,45 +108,23 @@ export type OpenalexProviderOptions = ProviderOptions;
 // ---------------------------------------------------------------------------
 // The query
 
-function words(text: string): string[] {
-  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
-}
 
-const OPERATOR_WORDS = new Set(['AND', 'OR', 'NOT']);
 
-function item(text: string): string | undefined {
-  const w = words(text).map((x) => (OPERATOR_WORDS.has(x) ? x.toLowerCase() : x));
-  if (w.length === 0) return undefined;
-  return w.length === 1 ? w[0] : `"${w.join(' ')}"`;
-}
-
-function plainTerms(query: ProviderRequest['query']): string[] {
-  const left = [...query.terms];
-  for (const group of query.required) {
-    for (const { item: it } of group) {
-      for (const w of it.text.split(' ')) {
-        const at = left.indexOf(w);
-        if (at >= 0) left.splice(at, 1);
-      }
-    }
-  }
-  return left;
-}
 
 /** `search` for a parsed query (see the header). */
 export function buildSearch(query: ProviderRequest['query']): string {
   const parts: string[] = [];
   for (const t of plainTerms(query)) {
-    const s = item(t);
+    const s = wordOrPhrase(t);
     if (s !== undefined) parts.push(s);
   }
   for (const group of query.required) {
-    const alts = group.map(({ item: it }) => item(it.text)).filter((s): s is string => s !== undefined);
+    const alts = group.map(({ item: it }) => wordOrPhrase(it.text)).filter((s): s is string => s !== undefined);
     if (alts.length === 1) parts.push(alts[0]!);
     else if (alts.length > 1) parts.push(`(${alts.join(' OR ')})`);
   }
   const positive = parts.join(' ');
-  const negative = query.excluded.map((x) => item(x.text)).filter((s): s is string => s !== undefined);
+  const negative = query.excluded.map((x) => wordOrPhrase(x.text)).filter((s): s is string => s !== undefined);
   if (positive === '') return '';
   return negative.length === 0 ? positive : `${positive} ${negative.map((n) => `NOT ${n}`).join(' ')}`;
 }

@@ -52,38 +52,26 @@
  * results and becomes a warning with that code. An abort of `request.signal`
  * rejects with its reason.
  */
-import { decodeHTML } from 'entities';
 import { isApiFailure } from '../../../core/errors.js';
 import type { Egress, GuardedResponse } from '../../../core/ports.js';
 import {
   domainOf, type FilterName, type ProviderRequest, type ProviderResponse, type ProviderResult, type ProviderWarning,
   type SearchFilters,
 } from '../../../core/search.js';
-import { defineSearchProvider, type SearchProviderPlugin } from '../../sdk/search.js';
-import { stripHtmlComments } from '../../../core/text.js';
+import {
+  cutAtWord, defineSearchProvider, isRecord, parseIsoDate, plainText, ProviderError, SNIPPET_MAX_CHARS, type ProviderErrorCode, type SearchProviderPlugin,
+} from '../../sdk/search.js';
+
+// The text helpers and the failure type every provider shares (plugins/sdk/provider.ts), under the names this provider's tests know.
+export { cutAtWord, parseIsoDate as parsePublishedDate, plainText, ProviderError, SNIPPET_MAX_CHARS, type ProviderErrorCode };
+const parsePublishedDate = parseIsoDate;
 
 export const DEFAULT_PAGE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_PAGES = 5;
 /** Bytes of one page, on the wire and decoded (a page of SearXNG JSON is tens of KiB). */
 export const MAX_PAGE_BYTES = 5 * 1024 * 1024;
-/** Snippets are cut here, at a word boundary (the ellipsis included). */
-export const SNIPPET_MAX_CHARS = 300;
 export const USER_AGENT = 'Scour (search-provider-searxng; self-hosted search API)';
 
-export type ProviderErrorCode = 'PROVIDER_MISCONFIGURED' | 'PROVIDER_FAILED' | 'PROVIDER_TIMEOUT';
-
-/** How this provider fails: the search operation reads `code` for its warning. */
-export class ProviderError extends Error {
-  override readonly name = 'ProviderError';
-  readonly code: ProviderErrorCode;
-  /** SearXNG's HTTP status, when it answered. */
-  readonly status: number | undefined;
-  constructor(code: ProviderErrorCode, message: string, options: { readonly status?: number; readonly cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.status = options.status;
-  }
-}
 
 export interface SearxngProviderOptions {
   /** The instance, e.g. http://searxng:8080 (a path prefix is kept; user:pass@ becomes Basic auth). */
@@ -143,55 +131,10 @@ export function planFilters(filters: SearchFilters): SearxngPlan {
 // ---------------------------------------------------------------------------
 // SearXNG fields -> ProviderResult
 
-/** Tags a highlighter wraps words in: dropped without a space. Others become a space. */
-const INLINE_TAG = /<\/?(?:b|i|em|strong|mark|span|u|small|sub|sup|a|abbr|code|font)\b[^<>]*>/gi;
-const ANY_TAG = /<\/?[a-zA-Z][^<>]*>/g;
 
-/** Plain text from a SearXNG text field: tags and entities gone, whitespace collapsed. */
-export function plainText(value: string): string {
-  return decodeHTML(stripHtmlComments(value.replace(INLINE_TAG, ''), ' ').replace(ANY_TAG, ' '))
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-    .replace(/\s+/gu, ' ')
-    .trim();
-}
 
-/** `text` cut to at most `max` characters at a word boundary, with an ellipsis when cut. */
-export function cutAtWord(text: string, max = SNIPPET_MAX_CHARS): string {
-  if (text.length <= max) return text;
-  let cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  if (space >= max / 2) cut = cut.slice(0, space);
-  else if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut.replace(/(?<![\s,;:.!?\-\u2013\u2014])[\s,;:.!?\-\u2013\u2014]+$/u, '')}\u2026`;
-}
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
-/** Epoch ms of a SearXNG `publishedDate` (Python isoformat; no offset means UTC), or null. */
-export function parsePublishedDate(value: unknown): number | null {
-  if (typeof value !== 'string') return null;
-  const m = ISO_DATE.exec(value.trim());
-  if (m === null) return null;
-  const [y, mo, d, h = '0', mi = '0', s = '0', frac = '0'] = m.slice(1, 8) as [string, string, string, string?, string?, string?, string?];
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
-  const ms = Math.floor(Number(`0.${frac}`) * 1000);
-  const t = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  const check = new Date(t);
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return null;
-  let offsetMs = 0;
-  const zone = m[8];
-  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
-    const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
-    if (z === null) return null;
-    const oh = Number(z[2]), om = Number(z[3] ?? '0');
-    if (oh > 23 || om > 59) return null;
-    offsetMs = (z[1] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
-  }
-  return t - offsetMs;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An absolute http(s) URL with a host, or undefined. */
 function httpUrl(raw: unknown): URL | undefined {

@@ -82,6 +82,7 @@ import {
 import {
   PROVIDER_USER_AGENT, ProviderError, ProviderRateLimited, baseUrl, defineSearchProvider, exchangeJson, hasLangSlot, isRecord,
   markedText, parseIsoDate, plainText, cutAtWord, retryAfterMs, type ProviderOptions, type SearchProviderPlugin,
+  wordOrPhrase, plainTerms,
 } from '../../sdk/search.js';
 
 export const DEFAULT_BASE_URL = 'https://{lang}.wikipedia.org';
@@ -103,52 +104,27 @@ export type WikipediaProviderOptions = ProviderOptions;
 // ---------------------------------------------------------------------------
 // The query
 
-/** Letter-and-digit runs of a text: what CirrusSearch would index of it. */
-function words(text: string): string[] {
-  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
-}
 
-const OPERATOR_WORDS = new Set(['AND', 'OR', 'NOT']);
 
-/** One word or phrase in CirrusSearch syntax (a quoted phrase when it is several words), or undefined when nothing is searchable. */
-function item(text: string): string | undefined {
-  const w = words(text).map((x) => (OPERATOR_WORDS.has(x) ? x.toLowerCase() : x));
-  if (w.length === 0) return undefined;
-  return w.length === 1 ? w[0] : `"${w.join(' ')}"`;
-}
-
-/** The query's plain words: `terms` less the words of its required items (those are sent as phrases). */
-function plainTerms(query: ProviderRequest['query']): string[] {
-  const left = [...query.terms];
-  for (const group of query.required) {
-    for (const { item: it } of group) {
-      for (const w of it.text.split(' ')) {
-        const at = left.indexOf(w);
-        if (at >= 0) left.splice(at, 1);
-      }
-    }
-  }
-  return left;
-}
 
 /** `srsearch` for a parsed query (see the header). */
 export function buildSrsearch(query: ProviderRequest['query']): string {
   const parts: string[] = [];
   for (const t of plainTerms(query)) {
-    const s = item(t);
+    const s = wordOrPhrase(t);
     if (s !== undefined) parts.push(s);
   }
   for (const group of query.required) {
     const alts: string[] = [];
     for (const { item: it, inTitle } of group) {
-      const s = item(it.text);
+      const s = wordOrPhrase(it.text);
       if (s === undefined) continue;
       alts.push(inTitle ? `intitle:${s.startsWith('"') ? s : `"${s}"`}` : s);
     }
     if (alts.length > 0) parts.push(alts.join(' OR '));
   }
   for (const x of query.excluded) {
-    const s = item(x.text);
+    const s = wordOrPhrase(x.text);
     if (s !== undefined) parts.push(`-${s}`);
   }
   return parts.join(' ');

@@ -15,6 +15,7 @@ import {
   DEFAULT_BASE_URL, arxivDate, buildSearchQuery, createArxivProvider, parseXml,
 } from '../../../plugins/search-providers/arxiv/index.js';
 import { entryXml, errorFeed, startArxiv, type FakeArxiv, type FakeEntry } from '../../support/standins/arxiv.js';
+import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
 
 let ax: FakeArxiv;
 beforeAll(async () => { ax = await startArxiv(); });
@@ -22,10 +23,6 @@ afterAll(async () => { await ax.close(); });
 beforeEach(() => ax.reset());
 
 const NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
-const EVERY_FILTER: FilterName[] = ['country', 'language', 'time_range', 'safe_search', 'result_type', 'site', 'excluded'];
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -38,21 +35,6 @@ function request(q: string, over: { limit?: number; filters?: Partial<SearchFilt
 
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number } = {}) =>
   createArxivProvider({ egress: over.egress ?? nodeEgress, baseUrl: over.baseUrl ?? ax.url, timeoutMs: over.timeoutMs });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 const entry = (n: number, over: Partial<FakeEntry> = {}): FakeEntry => ({
   id: `2301.${String(n).padStart(5, '0')}`,

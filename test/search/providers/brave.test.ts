@@ -12,15 +12,13 @@ import {
 } from '../../../plugins/search-providers/brave/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { BRAVE_KEY, startBrave, type BraveItem, type BraveStandin } from '../../support/standins/brave.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let sv: BraveStandin;
 beforeAll(async () => { sv = await startBrave(); });
 afterAll(async () => { await sv.close(); });
 beforeEach(() => sv.reset());
 
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
@@ -39,21 +37,6 @@ const corpus = (n: number, from = 1, extra: Partial<BraveItem> = {}): BraveItem[
   Array.from({ length: n }, (_, k) => ({
     url: `https://site${from + k}.example/page`, title: `Result ${from + k}`, description: `About <strong>rust</strong> ${from + k}.`, ...extra,
   }));
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 describe('the plugin', () => {
   it('is search-provider-brave with its endpoint, general kinds and what it applies on every request', () => {

@@ -15,15 +15,12 @@ import {
 } from '../../../plugins/search-providers/crossref/index.js';
 import { ProviderError, PROVIDER_USER_AGENT } from '../../../plugins/sdk/provider.js';
 import { SELECTABLE, startCrossref, type CrossrefStandin } from '../../support/standins/crossref.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let cr: CrossrefStandin;
 beforeAll(async () => { cr = await startCrossref(); });
 afterAll(async () => { await cr.close(); });
 beforeEach(() => cr.reset());
-
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -36,21 +33,6 @@ function request(q: string, over: { limit?: number; filters?: Partial<SearchFilt
 
 const provider = (over: { baseUrl?: string; contactEmail?: string; key?: string; timeoutMs?: number } = {}) =>
   createCrossrefProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? cr.url, contactEmail: over.contactEmail, key: over.key, timeoutMs: over.timeoutMs ?? 5_000 });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 /** A work as Crossref deposits it. */
 function work(n: number, over: Record<string, unknown> = {}): Record<string, unknown> {

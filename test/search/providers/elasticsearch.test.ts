@@ -14,15 +14,13 @@ import {
 } from '../../../plugins/search-providers/elasticsearch/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startElasticsearch, type EsStandin } from '../../support/standins/elasticsearch.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let es: EsStandin;
 beforeAll(async () => { es = await startElasticsearch(); });
 afterAll(async () => { await es.close(); });
 beforeEach(() => es.reset());
 
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
 const EVERY = ['country', 'excluded', 'language', 'result_type', 'safe_search', 'site', 'time_range'];
 
@@ -44,21 +42,6 @@ const DOCS: Record<string, unknown>[] = [
   { url: 'https://wiki.internal.example/de', title: 'Rust auf Deutsch', text: 'Rust ist eine Sprache.', published_at: 1_749_000_000_000, language: 'de-DE' },
   { url: 'https://wiki.internal.example/old', title: 'Undated Rust page', content: 'Rust without a date.' },
 ];
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 describe('the plugin', () => {
   it('is search-provider-elasticsearch with its endpoint (no credentials) and what it applies on every request', () => {

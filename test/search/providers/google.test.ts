@@ -13,15 +13,13 @@ import {
 } from '../../../plugins/search-providers/google/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { GOOGLE_CX, GOOGLE_KEY, startGoogle, type GoogleItem, type GoogleStandin } from '../../support/standins/google.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let sv: GoogleStandin;
 beforeAll(async () => { sv = await startGoogle(); });
 afterAll(async () => { await sv.close(); });
 beforeEach(() => sv.reset());
 
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
 const EVERY = ['country', 'excluded', 'language', 'result_type', 'safe_search', 'site', 'time_range'];
 
@@ -45,21 +43,6 @@ const corpus = (n: number, from = 1): GoogleItem[] =>
   Array.from({ length: n }, (_, k) => ({
     link: `https://site${from + k}.example/page`, title: `Result ${from + k}`, htmlSnippet: `About <b>rust</b> ${from + k}.`,
   }));
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 describe('the plugin', () => {
   it('is search-provider-google with its endpoint and what it applies on every request', () => {

@@ -15,15 +15,12 @@ import {
 } from '../../../plugins/search-providers/hackernews/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startHackernews, type HackernewsStandin, type HnItem } from '../../support/standins/hackernews.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let hn: HackernewsStandin;
 beforeAll(async () => { hn = await startHackernews(); });
 afterAll(async () => { await hn.close(); });
 beforeEach(() => hn.reset());
-
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -36,21 +33,6 @@ function request(q: string, over: { limit?: number; filters?: Partial<SearchFilt
 
 const provider = (over: { baseUrl?: string; timeoutMs?: number } = {}) =>
   createHackernewsProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? hn.url, timeoutMs: over.timeoutMs ?? 5_000 });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 const T0 = Date.UTC(2024, 2, 1, 12, 0, 0) / 1000;
 

@@ -15,16 +15,12 @@ import {
   DEFAULT_BASE_URL, SELECT, buildSearch, createOpenalexProvider, rebuildAbstract,
 } from '../../../plugins/search-providers/openalex/index.js';
 import { WORK_FIELDS, startOpenalex, work, type FakeOpenalex } from '../../support/standins/openalex.js';
+import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
 
 let oa: FakeOpenalex;
 beforeAll(async () => { oa = await startOpenalex(); });
 afterAll(async () => { await oa.close(); });
 beforeEach(() => oa.reset());
-
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
-const EVERY_FILTER: FilterName[] = ['country', 'language', 'time_range', 'safe_search', 'result_type', 'site', 'excluded'];
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -37,21 +33,6 @@ function request(q: string, over: { limit?: number; filters?: Partial<SearchFilt
 
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number; contactEmail?: string; key?: string } = {}) =>
   createOpenalexProvider({ egress: over.egress ?? nodeEgress, baseUrl: over.baseUrl ?? oa.url, timeoutMs: over.timeoutMs, contactEmail: over.contactEmail, key: over.key });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 const works = (n: number, from = 1) => Array.from({ length: n }, (_, k) => work(from + k));
 

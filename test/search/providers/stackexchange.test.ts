@@ -16,15 +16,12 @@ import {
 } from '../../../plugins/search-providers/stackexchange/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startStackexchange, VALID_KEY, type Question, type StackexchangeStandin } from '../../support/standins/stackexchange.js';
+import { NO_FILTERS, failure, providerError } from './support.js';
 
 let se: StackexchangeStandin;
 beforeAll(async () => { se = await startStackexchange(); });
 afterAll(async () => { await se.close(); });
 beforeEach(() => se.reset());
-
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -39,21 +36,6 @@ const provider = (over: { baseUrl?: string; key?: string; site?: string; timeout
   createStackexchangeProvider({
     egress: nodeEgress, baseUrl: over.baseUrl ?? se.url, key: over.key, site: over.site, timeoutMs: over.timeoutMs ?? 5_000, ...(over.now === undefined ? {} : { now: over.now }),
   });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 const T0 = 1_700_000_000;
 

@@ -15,16 +15,12 @@ import {
   DEFAULT_BASE_URL, buildSrsearch, createWikipediaProvider, pageUrl,
 } from '../../../plugins/search-providers/wikipedia/index.js';
 import { startWikipedia, type FakeWikipedia, type WikiHit } from '../../support/standins/wikipedia.js';
+import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
 
 let wiki: FakeWikipedia;
 beforeAll(async () => { wiki = await startWikipedia(); });
 afterAll(async () => { await wiki.close(); });
 beforeEach(() => wiki.reset());
-
-const NO_FILTERS: SearchFilters = {
-  country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web',
-};
-const EVERY_FILTER: FilterName[] = ['country', 'language', 'time_range', 'safe_search', 'result_type', 'site', 'excluded'];
 
 function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
   const parsed = parseQuery(q);
@@ -38,21 +34,6 @@ function request(q: string, over: { limit?: number; filters?: Partial<SearchFilt
 /** The stand-in as one wiki (no {lang}), or per language with `{lang}` in the path. */
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number; contactEmail?: string } = {}) =>
   createWikipediaProvider({ egress: over.egress ?? nodeEgress, baseUrl: over.baseUrl ?? wiki.url, timeoutMs: over.timeoutMs, contactEmail: over.contactEmail });
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a failure');
-}
-
-async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await failure(p);
-  expect(err).toBeInstanceOf(ProviderError);
-  return err as ProviderError;
-}
 
 const hits = (n: number, from = 1): WikiHit[] => Array.from({ length: n }, (_, k) => ({
   title: `Article ${from + k}`, snippet: `The <span class="searchmatch">rust</span> of article ${from + k}`, timestamp: '2025-05-06T07:08:09Z',
