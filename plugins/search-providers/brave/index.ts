@@ -89,6 +89,7 @@ import type { FilterName, ProviderRequest, ProviderResponse, ProviderResult, Pro
 import {
   baseUrl, cutAtWord, defineSearchProvider, exchangeJson, httpUrl, isRecord, markedText, parseIsoDate, plainText, ProviderError,
   ProviderRateLimited, retryAfterMs, DEFAULT_RETRY_AFTER_MS, type Exchanged, type ProviderOptions, type SearchProviderPlugin,
+  plainTerms,
 } from '../../sdk/search.js';
 
 export const DEFAULT_BASE_URL = 'https://api.search.brave.com';
@@ -174,7 +175,6 @@ export function planFilters(filters: SearchFilters, now: number): BraveFilterPla
 // ---------------------------------------------------------------------------
 // The query in Brave's operator syntax
 
-const wordsOf = (text: string): string[] => text.split(' ').filter((w) => /[\p{L}\p{N}]/u.test(w));
 
 export interface BraveQuery {
   readonly q: string;
@@ -187,16 +187,7 @@ export interface BraveQuery {
 /** `q` from the parsed query: required groups, exclusions and sites first, then the plain words, within Brave's bounds. */
 export function braveQuery(query: ProviderRequest['query']): BraveQuery {
   // Plain words: the terms less the words of required phrases (which the parser adds to terms).
-  const fromRequired = new Map<string, number>();
-  for (const group of query.required) {
-    for (const r of group) for (const w of wordsOf(r.item.text)) fromRequired.set(w, (fromRequired.get(w) ?? 0) + 1);
-  }
-  const plain: string[] = [];
-  for (const t of query.terms) {
-    const n = fromRequired.get(t) ?? 0;
-    if (n > 0) fromRequired.set(t, n - 1);
-    else plain.push(t);
-  }
+  const plain = plainTerms(query);
   const fmt = (text: string, phrase: boolean) => (phrase ? `"${text.replace(/"/g, '')}"` : text);
   const groups = query.required.map((g) =>
     g.map((r) => `${r.inTitle ? 'intitle:' : ''}${fmt(r.item.text, r.item.kind === 'phrase')}`).join(' OR '));

@@ -86,6 +86,7 @@ import type { FilterName, ProviderRequest, ProviderResponse, ProviderResult, Pro
 import {
   bareDoi, baseUrl, cutAtWord, defineSearchProvider, exchangeJson, httpUrl, isRecord, markedText, parseIsoDate, plainText, ProviderError,
   ProviderRateLimited, retryAfterMs, DEFAULT_RETRY_AFTER_MS, type Exchanged, type ProviderOptions, type SearchProviderPlugin,
+  plainTerms,
 } from '../../sdk/search.js';
 
 export const DEFAULT_BASE_URL = 'https://www.googleapis.com';
@@ -156,7 +157,6 @@ export function planFilters(filters: SearchFilters, now: number): GoogleFilterPl
 // ---------------------------------------------------------------------------
 // The query
 
-const wordsOf = (text: string): string[] => text.split(' ').filter((w) => /[\p{L}\p{N}]/u.test(w));
 const quoted = (text: string): string => `"${text.replace(/"/g, '')}"`;
 
 export interface GoogleQuery {
@@ -167,16 +167,8 @@ export interface GoogleQuery {
 
 /** `q` and the structured parameters (exactTerms, excludeTerms, siteSearch) from the parsed query. */
 export function googleQuery(query: ProviderRequest['query']): GoogleQuery {
-  const fromRequired = new Map<string, number>();
-  for (const group of query.required) {
-    for (const r of group) for (const w of wordsOf(r.item.text)) fromRequired.set(w, (fromRequired.get(w) ?? 0) + 1);
-  }
-  const plain: string[] = [];
-  for (const t of query.terms) {
-    const n = fromRequired.get(t) ?? 0;
-    if (n > 0) fromRequired.set(t, n - 1);
-    else plain.push(t);
-  }
+  // Plain words: the terms less the words of required phrases (which the parser adds to terms).
+  const plain = plainTerms(query);
   const q: string[] = [...plain];
   const params: [string, string][] = [];
   const only = query.required.length === 1 && query.required[0]!.length === 1 ? query.required[0]![0]! : undefined;
