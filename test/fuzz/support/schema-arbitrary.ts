@@ -35,6 +35,8 @@ const KNOWN = new Set([
   'type', 'const', 'enum', 'anyOf', 'properties', 'required', 'additionalProperties', 'patternProperties', 'maxProperties',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'items', 'minItems', 'maxItems', 'uniqueItems',
   'description', 'default', 'title', 'examples',
+  // An annotation for the typed client's generator (scripts/gen-client-types.ts): no bearing on what is valid.
+  'tsType',
 ]);
 
 function unsupported(schema: Schema, path: string): void {
