@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
 import type { Egress, GuardedRequest } from '../../../core/ports.js';
-import { ProviderRateLimited, parseQuery, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import { ProviderError } from '../../../plugins/sdk/search.js';
 import {
   DEFAULT_BASE_URL, arxivDate, buildSearchQuery, createArxivProvider, parseXml,
 } from '../../../plugins/search-providers/arxiv/index.js';
 import { entryXml, errorFeed, startArxiv, type FakeArxiv, type FakeEntry } from '../../support/standins/arxiv.js';
-import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
+import { EVERY_FILTER, NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let ax: FakeArxiv;
 beforeAll(async () => { ax = await startArxiv(); });
@@ -24,14 +24,7 @@ beforeEach(() => ax.reset());
 
 const NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: NOW,
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, NOW);
 
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number } = {}) =>
   createArxivProvider({ egress: over.egress ?? nodeEgress, baseUrl: over.baseUrl ?? ax.url, timeoutMs: over.timeoutMs });

@@ -12,7 +12,7 @@ import {
 } from '../../../plugins/search-providers/brave/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { BRAVE_KEY, startBrave, type BraveItem, type BraveStandin } from '../../support/standins/brave.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let sv: BraveStandin;
 beforeAll(async () => { sv = await startBrave(); });
@@ -21,14 +21,7 @@ beforeEach(() => sv.reset());
 
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: NOW,
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, NOW);
 
 const provider = (over: { key?: string; baseUrl?: string } = {}) =>
   createBraveProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? sv.url, key: over.key ?? BRAVE_KEY, timeoutMs: 5000 });

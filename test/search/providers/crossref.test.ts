@@ -9,27 +9,20 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
-import { parseQuery, ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import {
   abstractText, APPLIES, createCrossrefProvider, DEFAULT_BASE_URL, intervalMs, SELECT, toProviderResult,
 } from '../../../plugins/search-providers/crossref/index.js';
 import { ProviderError, PROVIDER_USER_AGENT } from '../../../plugins/sdk/provider.js';
 import { SELECTABLE, startCrossref, type CrossrefStandin } from '../../support/standins/crossref.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let cr: CrossrefStandin;
 beforeAll(async () => { cr = await startCrossref(); });
 afterAll(async () => { await cr.close(); });
 beforeEach(() => cr.reset());
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: Date.now(),
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, Date.now());
 
 const provider = (over: { baseUrl?: string; contactEmail?: string; key?: string; timeoutMs?: number } = {}) =>
   createCrossrefProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? cr.url, contactEmail: over.contactEmail, key: over.key, timeoutMs: over.timeoutMs ?? 5_000 });

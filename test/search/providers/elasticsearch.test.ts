@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
 import type { Egress } from '../../../core/ports.js';
-import { parseQuery, ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import {
   BUSY_PAUSE_MS, createElasticsearchProvider, indexedDate, sourceValue, sqsEscape, type ElasticsearchOptions,
 } from '../../../plugins/search-providers/elasticsearch/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startElasticsearch, type EsStandin } from '../../support/standins/elasticsearch.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let es: EsStandin;
 beforeAll(async () => { es = await startElasticsearch(); });
@@ -24,14 +24,7 @@ beforeEach(() => es.reset());
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
 const EVERY = ['country', 'excluded', 'language', 'result_type', 'safe_search', 'site', 'time_range'];
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: NOW,
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, NOW);
 
 const provider = (over: Partial<ElasticsearchOptions> & { baseUrl?: string; key?: string; standin?: EsStandin } = {}) =>
   createElasticsearchProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? (over.standin ?? es).url, key: over.key, timeoutMs: 5000, index: 'docs', ...over });

@@ -13,7 +13,7 @@ import {
 } from '../../../plugins/search-providers/google/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { GOOGLE_CX, GOOGLE_KEY, startGoogle, type GoogleItem, type GoogleStandin } from '../../support/standins/google.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let sv: GoogleStandin;
 beforeAll(async () => { sv = await startGoogle(); });
@@ -29,12 +29,7 @@ function parsed(q: string): ProviderRequest['query'] {
   return p.query;
 }
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  return {
-    query: parsed(q), limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: NOW,
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, NOW);
 
 const provider = (over: { key?: string; cx?: string } = {}) =>
   createGoogleProvider({ egress: nodeEgress, baseUrl: sv.url, key: over.key ?? GOOGLE_KEY, cx: over.cx ?? GOOGLE_CX, timeoutMs: 5000 });

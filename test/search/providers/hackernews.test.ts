@@ -15,21 +15,14 @@ import {
 } from '../../../plugins/search-providers/hackernews/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startHackernews, type HackernewsStandin, type HnItem } from '../../support/standins/hackernews.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let hn: HackernewsStandin;
 beforeAll(async () => { hn = await startHackernews(); });
 afterAll(async () => { await hn.close(); });
 beforeEach(() => hn.reset());
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: Date.now(),
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, Date.now());
 
 const provider = (over: { baseUrl?: string; timeoutMs?: number } = {}) =>
   createHackernewsProvider({ egress: nodeEgress, baseUrl: over.baseUrl ?? hn.url, timeoutMs: over.timeoutMs ?? 5_000 });

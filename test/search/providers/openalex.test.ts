@@ -9,27 +9,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
 import type { Egress, GuardedRequest } from '../../../core/ports.js';
-import { ProviderRateLimited, parseQuery, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import { ProviderError } from '../../../plugins/sdk/search.js';
 import {
   DEFAULT_BASE_URL, SELECT, buildSearch, createOpenalexProvider, rebuildAbstract,
 } from '../../../plugins/search-providers/openalex/index.js';
 import { WORK_FIELDS, startOpenalex, work, type FakeOpenalex } from '../../support/standins/openalex.js';
-import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
+import { EVERY_FILTER, NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let oa: FakeOpenalex;
 beforeAll(async () => { oa = await startOpenalex(); });
 afterAll(async () => { await oa.close(); });
 beforeEach(() => oa.reset());
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: Date.UTC(2026, 10, 28, 12, 0, 0),
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, Date.UTC(2026, 10, 28, 12, 0, 0));
 
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number; contactEmail?: string; key?: string } = {}) =>
   createOpenalexProvider({ egress: over.egress ?? nodeEgress, baseUrl: over.baseUrl ?? oa.url, timeoutMs: over.timeoutMs, contactEmail: over.contactEmail, key: over.key });

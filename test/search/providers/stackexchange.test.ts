@@ -10,27 +10,20 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
-import { parseQuery, ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import {
   APPLIES, createStackexchangeProvider, DEFAULT_BASE_URL, FILTER, throttleSeconds, toProviderResult,
 } from '../../../plugins/search-providers/stackexchange/index.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 import { startStackexchange, VALID_KEY, type Question, type StackexchangeStandin } from '../../support/standins/stackexchange.js';
-import { NO_FILTERS, failure, providerError } from './support.js';
+import { NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let se: StackexchangeStandin;
 beforeAll(async () => { se = await startStackexchange(); });
 afterAll(async () => { await se.close(); });
 beforeEach(() => se.reset());
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: Date.now(),
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, Date.now());
 
 const provider = (over: { baseUrl?: string; key?: string; site?: string; timeoutMs?: number; now?: () => number } = {}) =>
   createStackexchangeProvider({

@@ -1,6 +1,6 @@
 /** What the provider tests share: requests without filters, and catching a provider's failure. */
 import { expect } from 'vitest';
-import type { FilterName, SearchFilters } from '../../../core/search.js';
+import { parseQuery, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import { ProviderError } from '../../../plugins/sdk/provider.js';
 
 export const NO_FILTERS: SearchFilters = {
@@ -24,4 +24,20 @@ export async function providerError(p: Promise<unknown>): Promise<ProviderError>
   const err = await failure(p);
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
+}
+
+export interface RequestOver {
+  readonly limit?: number;
+  readonly filters?: Partial<SearchFilters>;
+  readonly signal?: AbortSignal;
+}
+
+/** A provider request for query `q` at time `now`: 10 results and no filters unless `over` says otherwise. */
+export function providerRequest(q: string, over: RequestOver, now: number): ProviderRequest {
+  const parsed = parseQuery(q);
+  if (!parsed.ok) throw new Error(parsed.message);
+  return {
+    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
+    signal: over.signal ?? new AbortController().signal, now,
+  };
 }

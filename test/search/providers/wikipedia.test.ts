@@ -9,27 +9,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgress } from '../../../adapters/egress/port.js';
 import type { Egress, GuardedRequest } from '../../../core/ports.js';
-import { ProviderRateLimited, parseQuery, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
+import { ProviderRateLimited, type FilterName, type ProviderRequest, type SearchFilters } from '../../../core/search.js';
 import { ProviderError } from '../../../plugins/sdk/search.js';
 import {
   DEFAULT_BASE_URL, buildSrsearch, createWikipediaProvider, pageUrl,
 } from '../../../plugins/search-providers/wikipedia/index.js';
 import { startWikipedia, type FakeWikipedia, type WikiHit } from '../../support/standins/wikipedia.js';
-import { EVERY_FILTER, NO_FILTERS, failure, providerError } from './support.js';
+import { EVERY_FILTER, NO_FILTERS, type RequestOver, failure, providerError, providerRequest } from './support.js';
 
 let wiki: FakeWikipedia;
 beforeAll(async () => { wiki = await startWikipedia(); });
 afterAll(async () => { await wiki.close(); });
 beforeEach(() => wiki.reset());
 
-function request(q: string, over: { limit?: number; filters?: Partial<SearchFilters>; signal?: AbortSignal } = {}): ProviderRequest {
-  const parsed = parseQuery(q);
-  if (!parsed.ok) throw new Error(parsed.message);
-  return {
-    query: parsed.query, limit: over.limit ?? 10, filters: { ...NO_FILTERS, ...over.filters }, accountId: 'acct_test',
-    signal: over.signal ?? new AbortController().signal, now: Date.UTC(2026, 10, 28, 12, 0, 0),
-  };
-}
+const request = (q: string, over: RequestOver = {}): ProviderRequest => providerRequest(q, over, Date.UTC(2026, 10, 28, 12, 0, 0));
 
 /** The stand-in as one wiki (no {lang}), or per language with `{lang}` in the path. */
 const provider = (over: { baseUrl?: string; egress?: Egress; timeoutMs?: number; contactEmail?: string } = {}) =>
