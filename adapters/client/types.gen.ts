@@ -737,6 +737,10 @@ export interface CrawlRequest {
    */
   render_js?: boolean;
   /**
+   * Also follow links to documents (.pdf and .docx links, and any response the page pipeline reads as a PDF or DOCX by its type or first bytes) within the same scope and limits, and store their text, title, author and date (type "report"), each at a page's price. Feeds are skipped (reason "feed"). Default false: document links are skipped as not_html.
+   */
+  include_documents?: boolean;
+  /**
    * POSTed a signed crawl.completed webhook when the crawl ends. It passes the same egress guard as a target.
    */
   callback_url?: string;
