@@ -161,6 +161,15 @@ export interface SearchStorage {
   filter(docs: readonly number[], filter: DocumentFilter): Promise<Map<number, DocumentFacts>>;
   /** Stored documents (with their analyser key) by id. */
   documents(docs: readonly number[]): Promise<Map<number, StoredDocument & { readonly analyser: string }>>;
+  /**
+   * The documents marked explicit (safe = false) in the collections, found by
+   * an index on them alone. With it, safe_search moderate (the API's default)
+   * with no other filter drops those few documents instead of looking up
+   * every candidate's facts through `filter` (a long query matches thousands:
+   * that lookup was most of a search's time). Optional: without it,
+   * `filter` does the work.
+   */
+  explicit?(collectionIds: readonly number[]): Promise<ReadonlySet<number>>;
 }
 
 export interface SearchOptions {
@@ -262,13 +271,23 @@ export async function runSearch(storage: SearchStorage, q: IndexQuery, params: R
     safe: f.safeSearch,
     news: f.resultType === 'news',
   };
-  const filtered = filter.country !== undefined || filter.language !== undefined || filter.publishedAfter !== undefined
-    || filter.safe !== 'off' || filter.news || q.query.sites.length > 0 || q.query.excludedSites.length > 0;
+  const others = filter.country !== undefined || filter.language !== undefined || filter.publishedAfter !== undefined
+    || filter.news || q.query.sites.length > 0 || q.query.excludedSites.length > 0;
+  const filtered = others || filter.safe !== 'off';
+  // safe_search moderate alone: the same documents pass as through `filter`, known from the few explicit ones.
+  const explicit = filtered && !others && filter.safe === 'moderate' && storage.explicit !== undefined ? await storage.explicit(cids) : undefined;
   const cDocs = new Float64Array(ev.matches);
   const cScores = new Float64Array(ev.matches);
   let total = 0;
   let facts: Map<number, DocumentFacts> | undefined;
-  if (filtered) {
+  if (explicit !== undefined) {
+    for (let j = 0; j < ev.docs.length; j++) {
+      const score = ev.scores[j]!;
+      if (Number.isNaN(score) || explicit.has(ev.docs[j]!)) continue;
+      cDocs[total] = ev.docs[j]!;
+      cScores[total++] = score;
+    }
+  } else if (filtered) {
     const alive: number[] = [];
     for (let j = 0; j < ev.docs.length; j++) if (!Number.isNaN(ev.scores[j])) alive.push(ev.docs[j]!);
     facts = alive.length === 0 ? new Map() : await storage.filter(alive, filter);

@@ -111,6 +111,11 @@ export const POSTGRES_SEARCH_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX search_postings_term ON search_postings (term, cid, first_doc);
     `,
   },
+  {
+    version: 2,
+    name: 'search index: the explicit documents, for safe_search moderate',
+    sql: 'CREATE INDEX search_documents_explicit ON search_documents (cid) WHERE safe = false;',
+  },
 ];
 
 const INT8_OID = 20;
@@ -281,6 +286,15 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     const out = new Map<number, DocumentFacts>();
     for (const [id, publishedAt, domain] of rows) out.set(num(id), { publishedAt: numOrNull(publishedAt), domain });
     return out;
+  }
+
+  async explicit(collectionIds: readonly number[]): Promise<ReadonlySet<number>> {
+    const { rows } = await this.pool.query<[number | string]>({
+      text: 'SELECT id FROM search_documents WHERE safe = false AND cid = ANY($1::int[])',
+      values: [collectionIds],
+      rowMode: 'array',
+    });
+    return new Set(rows.map(([id]) => num(id)));
   }
 
   async documents(docs: readonly number[]): Promise<Map<number, StoredDocument & { readonly analyser: string }>> {

@@ -115,6 +115,11 @@ export const SQLITE_SEARCH_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX search_postings_term ON search_postings (term, cid, first_doc);
     `,
   },
+  {
+    version: 2,
+    name: 'search index: the explicit documents, for safe_search moderate',
+    sql: 'CREATE INDEX search_documents_explicit ON search_documents (cid) WHERE safe = 0;',
+  },
 ];
 
 /** Applies pending search migrations in one IMMEDIATE transaction (processes opening together take turns), in their own table. */
@@ -235,6 +240,7 @@ class SqliteIndex implements SearchIndex, SearchStorage {
       get: p(`SELECT ${DOC_COLUMNS} FROM search_documents d JOIN search_collections c ON c.id = d.cid
         WHERE c.name IN (SELECT value FROM json_each(?)) AND d.url IN (SELECT value FROM json_each(?))
         ORDER BY d.id`),
+      explicit: p('SELECT id FROM search_documents WHERE safe = 0 AND cid IN (SELECT value FROM json_each(?))').pluck(),
       stats: p('SELECT name, documents, last_updated FROM search_collections ORDER BY name'),
       bytes: p(`SELECT sum(pgsize) FROM dbstat WHERE name IN
         (SELECT name FROM sqlite_schema WHERE tbl_name LIKE 'search\\_%' ESCAPE '\\' AND tbl_name <> 'search_migrations')`).pluck(),
@@ -309,6 +315,10 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     if (docs.length === 0) return out;
     for (const r of this.s.documents.all(JSON.stringify(docs)) as DocRow[]) out.set(r.id, toStored(r));
     return out;
+  }
+
+  async explicit(collectionIds: readonly number[]): Promise<ReadonlySet<number>> {
+    return new Set(this.s.explicit.all(JSON.stringify(collectionIds)) as number[]);
   }
 
   // ------------------------------------------------------------ SearchIndex

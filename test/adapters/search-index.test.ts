@@ -241,6 +241,37 @@ describe.each(BACKENDS)('search index on $name', (backend) => {
       expect(strict).toEqual(['https://kids.example.net/solar']);
     });
 
+    it('safe search moderate alone (the explicit documents dropped) gives what the facts lookup gives, in every collection, after updates', async () => {
+      const both = ['shared', 'acct_safe'];
+      const via = async (query: string) => {
+        const r = await search(query, { safeSearch: 'moderate' }, 50, both);
+        return { urls: r.hits.map((h) => h.document.url), total: r.total, scores: r.hits.map((h) => h.score) };
+      };
+      // A -site: no document is on sends moderate through the facts lookup (`filter`) instead.
+      const viaFacts = async (query: string) => via(`${query} -site:nowhere.example`);
+      await index.upsert('acct_safe', [
+        doc('https://own.example/explicit', 'Explicit solar poster', `A solar poster. ${FILLER}`, { safe: false }),
+        doc('https://own.example/fine', 'Solar poster', `A solar poster for a classroom. ${FILLER}`, { safe: true }),
+      ], NOW);
+      const a = await via('solar poster');
+      expect(a).toEqual(await viaFacts('solar poster'));
+      expect(a.urls).toContain('https://own.example/fine');
+      expect(a.urls).not.toContain('https://own.example/explicit');
+      expect(a.urls).not.toContain('https://adult.example.net/calendar');
+      const off = await search('solar poster', { safeSearch: 'off' }, 50, both);
+      expect(a.total).toBe(off.total - 2);
+      // Marked safe later: it is found; marked explicit later: it is not.
+      await index.upsert('acct_safe', [
+        doc('https://own.example/explicit', 'Explicit solar poster', `A solar poster. ${FILLER}`, { safe: null }),
+        doc('https://own.example/fine', 'Solar poster', `A solar poster for a classroom. ${FILLER}`, { safe: false }),
+      ], NOW);
+      const b = await via('solar poster');
+      expect(b).toEqual(await viaFacts('solar poster'));
+      expect(b.urls).toContain('https://own.example/explicit');
+      expect(b.urls).not.toContain('https://own.example/fine');
+      await index.remove('acct_safe', ['https://own.example/explicit', 'https://own.example/fine'], NOW);
+    });
+
     it('news: news and articles with a date, newest first among equally relevant ones', async () => {
       const news = await urls('solar', { resultType: 'news' }, 50);
       expect(news.sort()).toEqual(['https://solar.example.com/rooftops', 'https://www.windnews.example.org/farms']);
