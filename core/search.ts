@@ -86,10 +86,17 @@ export interface RequiredItem {
   readonly inTitle: boolean;
 }
 
-export type QueryParse = { readonly ok: true; readonly query: ParsedQuery } | { readonly ok: false; readonly message: string };
+export type QueryParse =
+  | {
+    readonly ok: true;
+    readonly query: ParsedQuery;
+    /** Present when part of the query was read as text rather than syntax: what, and the query as searched (the QUERY_REINTERPRETED warning). */
+    readonly reading?: string;
+  }
+  | { readonly ok: false; readonly message: string };
 
 export const MAX_QUERY_LENGTH = 500;
-/** Items (terms, phrases, operators) in one query: bounds the work a query can ask for. */
+/** Phrases, exclusions and operators applied in one query (bounds the work a query can ask for; plain words are bounded by the length). */
 export const MAX_QUERY_ITEMS = 64;
 
 /** A letter or digit in any script: what makes an item searchable. */
@@ -103,6 +110,8 @@ interface Lexeme {
   readonly negated: boolean;
   /** `site`, `intitle`, or undefined. */
   readonly operator: 'site' | 'intitle' | undefined;
+  /** The operator as typed (`Site`), for reading it back as a word. */
+  readonly operatorText: string;
   readonly value: string;
   readonly quoted: boolean;
   /** The bare word OR. */
@@ -115,7 +124,13 @@ export function normaliseQuery(q: string): string {
   return q.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ').replace(/\s+/gu, ' ').trim();
 }
 
-function lex(q: string): { lexemes: Lexeme[] } | { error: string } {
+/**
+ * Splits a query into lexemes. Never fails: natural text copied from a
+ * document (an unclosed quote, a dash standing alone, "site:" ending a
+ * clause) is read as text, and each such reading is noted for the answer's
+ * warning.
+ */
+function lex(q: string, notes: string[]): Lexeme[] {
   const out: Lexeme[] = [];
   let i = 0;
   while (i < q.length) {
@@ -126,37 +141,58 @@ function lex(q: string): { lexemes: Lexeme[] } | { error: string } {
       negated = true;
       i++;
       if (i >= q.length || q[i] === ' ') {
-        // Between two words ("CTLA - 4", "long - range") a dash standing alone is punctuation, dropped like "&";
-        // at either end it excludes nothing and is a mistake worth saying.
-        if (at === 0 || i >= q.length) return { error: `a lone "-" at position ${at + 1}: put it right before the word, phrase or site: to exclude` };
+        // A dash standing alone ("CTLA - 4", "long - range", a dash ending a line) is punctuation, dropped like "&".
+        if (at === 0 || i >= q.length) notes.push(`the lone "-" at position ${at + 1} is punctuation (put it right before a word to exclude the word)`);
         continue;
       }
     }
     let operator: Lexeme['operator'];
+    let operatorText = '';
     const rest = q.slice(i);
     const op = /^(site|intitle):/i.exec(rest);
     if (op) {
-      operator = op[1]!.toLowerCase() as 'site' | 'intitle';
+      operatorText = op[1]!;
       i += op[0].length;
-      if (i >= q.length || q[i] === ' ') return { error: `${operator}: at position ${at + 1} has nothing after it` };
+      if (i >= q.length || q[i] === ' ') {
+        // "Construction site: the crew..." - an operator with nothing after it is the word it spells.
+        notes.push(`"${op[0]}" at position ${at + 1} has nothing after it: read as the word "${operatorText}"`);
+        out.push({ negated, operator: undefined, operatorText: '', value: operatorText, quoted: false, or: false, at });
+        continue;
+      }
+      operator = op[1]!.toLowerCase() as 'site' | 'intitle';
     }
     if (QUOTES.test(q[i]!)) {
+      const open = i;
       const end = q.slice(i + 1).search(QUOTES);
-      if (end < 0) return { error: `the quote at position ${i + 1} is never closed` };
-      const value = q.slice(i + 1, i + 1 + end).trim();
-      i += end + 2;
-      if (!WORDY.test(value)) return { error: `the quoted phrase at position ${at + 1} has no word in it` };
-      if (operator === 'site') return { error: 'site: takes a domain, not a quoted phrase' };
-      out.push({ negated, operator, value, quoted: true, or: false, at });
+      let value: string;
+      if (end < 0) {
+        value = q.slice(i + 1).trim();
+        i = q.length;
+        if (WORDY.test(value)) notes.push(`the quote at position ${open + 1} is never closed: read as a phrase to the end of the query`);
+      } else {
+        value = q.slice(i + 1, i + 1 + end).trim();
+        i += end + 2;
+      }
+      if (operator === 'site') {
+        notes.push(`site: at position ${at + 1} takes a domain, not a quoted phrase: read as the word "${operatorText}" and the phrase`);
+        out.push({ negated: false, operator: undefined, operatorText: '', value: operatorText, quoted: false, or: false, at });
+        operator = undefined;
+      }
+      if (!WORDY.test(value)) {
+        notes.push(`the quote at position ${open + 1} ${end < 0 ? 'is never closed and' : 'and its closing quote'} hold${end < 0 ? 's' : ''} no word: left out`);
+        if (operator !== undefined) out.push({ negated: false, operator: undefined, operatorText: '', value: operatorText, quoted: false, or: false, at });
+        continue;
+      }
+      out.push({ negated, operator, operatorText, value, quoted: true, or: false, at });
       continue;
     }
     let end = i;
     while (end < q.length && q[end] !== ' ' && !QUOTES.test(q[end]!)) end++;
     const value = q.slice(i, end);
     i = end;
-    out.push({ negated, operator, value, quoted: false, or: !negated && operator === undefined && (value === 'OR' || value === '|'), at });
+    out.push({ negated, operator, operatorText, value, quoted: false, or: !negated && operator === undefined && (value === 'OR' || value === '|'), at });
   }
-  return { lexemes: out };
+  return out;
 }
 
 /** A site: value as a bare lower-case host (a pasted URL is accepted: its host is taken). */
@@ -171,17 +207,28 @@ function siteHost(value: string): string | undefined {
   return DOMAIN.test(v) && v.includes('.') ? v : undefined;
 }
 
-/** Parse a query (spec 2.1: natural language, keywords and operators). Errors say what is wrong and where. */
+/**
+ * Parse a query (spec 2.1: natural language, keywords and operators).
+ * Natural text is never refused: what cannot be read as an operator is read
+ * as text (an unclosed quote is a phrase to the end of the query, a lone
+ * dash is punctuation, an operator with nothing after it or that cannot
+ * apply is the word it spells, a query of exclusions only is searched for
+ * their words), and `reading` then says how the query was read. Refused
+ * only when the request is wrong: nothing but spaces, over
+ * MAX_QUERY_LENGTH characters, or not a letter or digit in it.
+ */
 export function parseQuery(input: string): QueryParse {
   const raw = normaliseQuery(input);
   if (raw === '') return { ok: false, message: 'must not be empty' };
   if (raw.length > MAX_QUERY_LENGTH) return { ok: false, message: `must be at most ${MAX_QUERY_LENGTH} characters` };
-  const lexed = lex(raw);
-  if ('error' in lexed) return { ok: false, message: lexed.error };
-  const lexemes = lexed.lexemes;
-  if (lexemes.length > MAX_QUERY_ITEMS) return { ok: false, message: `has ${lexemes.length} items; at most ${MAX_QUERY_ITEMS} are searched` };
+  if (!WORDY.test(raw)) return { ok: false, message: 'has no word to search for (no letter or digit)' };
+  const notes: string[] = [];
+  const lexemes = lex(raw, notes);
 
   const terms: string[] = [];
+  /** The query as searched, in order and in the query language, for saying how it was read. */
+  const shown: string[] = [];
+  const quote = (i: QueryItem) => (i.kind === 'phrase' ? `"${i.text}"` : i.text);
   const required: RequiredItem[][] = [];
   const excluded: QueryItem[] = [];
   const sites: string[] = [];
@@ -189,29 +236,67 @@ export function parseQuery(input: string): QueryParse {
   /** Whether the previous lexeme was OR (and so the next required item joins the last group). */
   let pendingOr: Lexeme | undefined;
   let lastWasRequired = false;
+  let operators = 0;
+  let overflow = 0;
 
-  const pushTerms = (text: string) => {
-    for (const w of text.split(' ')) if (WORDY.test(w)) terms.push(w);
+  const pushTerms = (text: string, isPlain: boolean) => {
+    for (const w of text.split(' ')) {
+      if (!WORDY.test(w)) continue;
+      terms.push(w);
+      if (isPlain) shown.push(w);
+    }
+  };
+  /** A lexeme read as plain words: its operator spelled out, no dash, no quotes. */
+  const asWords = (l: Lexeme) => {
+    pushTerms(l.operator === undefined ? l.value : `${l.operatorText} ${l.value}`, true);
+    lastWasRequired = false;
   };
 
   for (const [n, l] of lexemes.entries()) {
     if (l.or) {
-      if (n === 0 || n === lexemes.length - 1) return { ok: false, message: `OR at position ${l.at + 1} needs something on both sides` };
-      if (pendingOr) return { ok: false, message: `OR at position ${l.at + 1} follows another OR` };
+      if (n === 0 || n === lexemes.length - 1) {
+        // "Portland, OR" ends with a word, not an operator.
+        notes.push(`${l.value} at position ${l.at + 1} has nothing on one side: read as a word`);
+        pendingOr = undefined;
+        asWords(l);
+        continue;
+      }
+      if (pendingOr) {
+        notes.push(`${l.value} at position ${l.at + 1} follows another OR: the two read as one`);
+        continue;
+      }
       pendingOr = l;
       continue;
     }
     const joinOr = pendingOr !== undefined;
     pendingOr = undefined;
+    const isOperator = l.negated || l.quoted || l.operator !== undefined;
+    if (isOperator && operators >= MAX_QUERY_ITEMS) {
+      // Bounds the work a query can ask for: past the bound, operators are read as plain words.
+      overflow++;
+      asWords(l);
+      continue;
+    }
+    if (isOperator) operators++;
     if (l.operator === 'site') {
       const host = siteHost(l.value);
-      if (host === undefined) return { ok: false, message: `site:${l.value} is not a domain (write site:example.com)` };
+      if (host === undefined) {
+        notes.push(`site:${l.value} at position ${l.at + 1} is not a domain: read as words`);
+        asWords(l);
+        continue;
+      }
       (l.negated ? excludedSites : sites).push(host);
+      shown.push(`${l.negated ? '-' : ''}site:${host}`);
       lastWasRequired = false;
       continue;
     }
     if (!WORDY.test(l.value)) {
-      if (l.negated || l.operator === 'intitle') return { ok: false, message: `"${l.value}" at position ${l.at + 1} has no word in it` };
+      if (l.operator === 'intitle') {
+        notes.push(`intitle:${l.value} at position ${l.at + 1} has no word in it: read as the word "${l.operatorText}"`);
+        pushTerms(l.operatorText, true);
+      } else if (l.negated) {
+        notes.push(`"-${l.value}" at position ${l.at + 1} has no word in it: left out`);
+      }
       // Punctuation on its own ("&", "...") is not searchable; it is dropped like a stop character.
       lastWasRequired = false;
       continue;
@@ -219,29 +304,50 @@ export function parseQuery(input: string): QueryParse {
     const item: QueryItem = l.quoted || /\s/.test(l.value) ? { kind: 'phrase', text: l.value } : { kind: 'term', text: l.value };
     if (l.negated) {
       excluded.push(item);
+      shown.push(`-${quote(item)}`);
       lastWasRequired = false;
       continue;
     }
-    pushTerms(l.value);
+    pushTerms(l.value, !(l.quoted || l.operator === 'intitle'));
     if (l.quoted || l.operator === 'intitle') {
       const req: RequiredItem = { item, inTitle: l.operator === 'intitle' };
-      if (joinOr && lastWasRequired) required[required.length - 1]!.push(req);
-      else required.push([req]);
+      const text = `${req.inTitle ? 'intitle:' : ''}${quote(item)}`;
+      if (joinOr && lastWasRequired) {
+        required[required.length - 1]!.push(req);
+        shown[shown.length - 1] += ` OR ${text}`;
+      } else {
+        required.push([req]);
+        shown.push(text);
+      }
       lastWasRequired = true;
     } else {
       // Plain terms are already any-of: OR between them changes nothing.
       lastWasRequired = false;
     }
   }
+  if (overflow > 0) notes.push(`only ${MAX_QUERY_ITEMS} phrases, exclusions and operators are applied: the ${overflow} after them are read as plain words`);
   if (terms.length === 0) {
-    return {
-      ok: false,
-      message: excluded.length > 0 || excludedSites.length > 0
-        ? 'has only exclusions: add a word or phrase to search for'
-        : sites.length > 0 ? 'has only site: filters: add a word or phrase to search for' : 'has no word to search for',
-    };
+    // Only exclusions and site: filters ("-5 degrees", a pasted "site:x.org"): nothing to rank by, so their words are searched.
+    notes.push(excluded.length > 0 || excludedSites.length > 0
+      ? 'has only exclusions: their words are searched instead'
+      : 'has only site: filters: their words are searched instead');
+    excluded.length = 0;
+    sites.length = 0;
+    excludedSites.length = 0;
+    shown.length = 0;
+    for (const l of lexemes) pushTerms(l.operator === 'site' ? l.value.replace(/[./:]/g, ' ') : l.value, true);
+    if (terms.length === 0) return { ok: false, message: 'has no word to search for' };
   }
-  return { ok: true, query: { raw, terms, required, excluded, sites: [...new Set(sites)], excludedSites: [...new Set(excludedSites)] } };
+  const query: ParsedQuery = { raw, terms, required, excluded, sites: [...new Set(sites)], excludedSites: [...new Set(excludedSites)] };
+  return notes.length === 0 ? { ok: true, query } : { ok: true, query, reading: readingOf(notes, shown) };
+}
+
+/** The QUERY_REINTERPRETED warning's message: what was read differently, and the query as searched, in the query language. */
+function readingOf(notes: readonly string[], shown: readonly string[]): string {
+  const read = shown.join(' ');
+  const head = `${notes.join('; ')}. Searched as: `;
+  const max = 1000;
+  return head.length + read.length <= max ? head + read : `${head}${read}`.slice(0, max - 1) + '\u2026';
 }
 
 // ---------------------------------------------------------------------------

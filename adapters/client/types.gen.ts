@@ -104,7 +104,10 @@ export interface SearchResponse {
   credits_used: number;
   remaining_credits: number;
   warnings?: {
-    provider: string;
+    /**
+     * The provider the warning is about; absent for a warning about the query itself (QUERY_REINTERPRETED).
+     */
+    provider?: string;
     code: string;
     message: string;
   }[];

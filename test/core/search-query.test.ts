@@ -1,7 +1,8 @@
 /**
- * The query language (core/search.ts parseQuery): every operator, every
- * syntax error with its message, and hostile input that must parse into
- * plain words (never syntax for a backend) or fail with a message.
+ * The query language (core/search.ts parseQuery): every operator; natural
+ * text that is not syntax read as text (never refused), with the reading
+ * that says how; the few refusals (empty, too long, no word); and hostile
+ * input that must parse into plain words (never syntax for a backend).
  */
 import { describe, expect, it } from 'vitest';
 import { parseQuery, type ParsedQuery } from '../../core/search.js';
@@ -87,31 +88,17 @@ describe('parseQuery: operators', () => {
   });
 });
 
-describe('parseQuery: syntax errors say what is wrong', () => {
+describe('parseQuery: refused only when the request itself is wrong', () => {
   it.each([
     ['', /empty/],
     ['   ', /empty/],
-    ['"unclosed phrase', /never closed/],
-    ['a "b c', /never closed/],
-    ['cats -', /lone "-"/],
-    ['- dogs', /lone "-"/],
-    ['site:', /nothing after it/],
-    ['cats site: dogs', /nothing after it/],
-    ['intitle:', /nothing after it/],
-    ['-cats', /only exclusions/],
-    ['-cats -"dog food" -site:example.com', /only exclusions/],
-    ['site:example.com', /only site:/],
-    ['OR cats', /both sides/],
-    ['cats OR', /both sides/],
-    ['"a" OR OR "b"', /follows another OR/],
+    ['\u200b\u200b', /empty/],
+    ['x'.repeat(501), /at most 500/],
     ['""', /no word/],
     ['" "', /no word/],
-    ['site:"quoted"', /domain/],
-    ['site:not_a_domain!', /not a domain/],
-    ['site:localhost', /not a domain/],
     ['!!! ???', /no word/],
     ['-!!!', /no word/],
-    ['x'.repeat(501), /at most 500/],
+    ['- -- " | &', /no word/],
   ])('%j', (q, message) => {
     expect(bad(q)).toMatch(message);
   });
@@ -119,9 +106,85 @@ describe('parseQuery: syntax errors say what is wrong', () => {
   it('counts characters after trimming and collapsing spaces', () => {
     expect(ok(`  ${'a'.repeat(500)}  `).raw).toHaveLength(500);
   });
+});
 
-  it('bounds the number of items', () => {
-    expect(bad(Array.from({ length: 65 }, (_, i) => `w${i}`).join(' '))).toMatch(/at most 64/);
+/** The query and how it was read (the QUERY_REINTERPRETED warning's message). */
+const read = (q: string): { query: ParsedQuery; reading: string | undefined } => {
+  const r = parseQuery(q);
+  if (!r.ok) throw new Error(`expected ${JSON.stringify(q)} to parse: ${r.message}`);
+  return { query: r.query, reading: r.reading };
+};
+
+describe('parseQuery: natural text is read as text, never refused, and the reading says how', () => {
+  it.each([
+    // [query, what the reading says, the query as searched]
+    ['"unclosed phrase', /quote at position 1 is never closed: read as a phrase to the end/, '"unclosed phrase"'],
+    ['a "b c', /quote at position 3 is never closed/, 'a "b c"'],
+    ['a 5" screen size', /quote at position 4 is never closed/, 'a 5 "screen size"'],
+    ['cats "', /never closed and holds no word: left out/, 'cats'],
+    ['cats ""', /holds? no word: left out/, 'cats'],
+    ['cats -', /lone "-" at position 6 is punctuation/, 'cats'],
+    ['- dogs', /lone "-" at position 1 is punctuation/, 'dogs'],
+    ['site:', /"site:" at position 1 has nothing after it: read as the word "site"/, 'site'],
+    ['Construction site: the crew', /"site:" at position 14 has nothing after it/, 'Construction site the crew'],
+    ['intitle:', /"intitle:" at position 1 has nothing after it/, 'intitle'],
+    ['intitle:!!! x', /has no word in it: read as the word "intitle"/, 'intitle x'],
+    ['-cats', /only exclusions: their words are searched/, 'cats'],
+    ['-cats -"dog food" -site:example.com', /only exclusions/, 'cats dog food example com'],
+    ['site:example.com', /only site: filters/, 'example com'],
+    ['OR cats', /OR at position 1 has nothing on one side: read as a word/, 'OR cats'],
+    ['Portland, OR', /OR at position 11 has nothing on one side/, 'Portland, OR'],
+    ['"a" OR OR "b"', /follows another OR: the two read as one/, '"a" OR "b"'],
+    ['site:"quoted words" x', /takes a domain, not a quoted phrase/, 'site "quoted words" x'],
+    ['site:not_a_domain! x', /is not a domain: read as words/, 'site not_a_domain! x'],
+    ['site:localhost x', /is not a domain/, 'site localhost x'],
+    ['cats -!!!', /"-!!!" at position 6 has no word in it: left out/, 'cats'],
+  ])('%j', (q, says, searched) => {
+    const { reading } = read(q);
+    expect(reading).toMatch(says);
+    expect(reading!.endsWith(`Searched as: ${searched}`)).toBe(true);
+  });
+
+  it('an unclosed quote is a required phrase of the words after it', () => {
+    const { query } = read('cells "in vitro growth');
+    expect(query.required).toEqual([[{ item: { kind: 'phrase', text: 'in vitro growth' }, inTitle: false }]]);
+    expect(query.terms).toEqual(['cells', 'in', 'vitro', 'growth']);
+  });
+
+  it('an unclosed quote after an operator or a dash keeps the operator', () => {
+    expect(read('x -"dog food').query.excluded).toEqual([{ kind: 'phrase', text: 'dog food' }]);
+    expect(read('x intitle:"battery life').query.required).toEqual([[{ item: { kind: 'phrase', text: 'battery life' }, inTitle: true }]]);
+  });
+
+  it('an operator read as a word is not applied', () => {
+    const q = read('cats site: dogs intitle: -').query;
+    expect(q.sites).toEqual([]);
+    expect(q.required).toEqual([]);
+    expect(q.excluded).toEqual([]);
+    expect(q.terms).toEqual(['cats', 'site', 'dogs', 'intitle']);
+  });
+
+  it('a query read as written carries no reading', () => {
+    for (const q of ['climate change', '"solar panel" OR "pv cell" -cheap site:example.com intitle:review', 'CTLA - 4 long - range', 'covid-19 cats OR dogs']) {
+      expect(read(q).reading).toBeUndefined();
+    }
+  });
+
+  it('past 64 phrases, exclusions and operators, the rest are read as plain words; plain words are bounded by the length alone', () => {
+    const many = read(Array.from({ length: 70 }, (_, i) => `-w${i}`).join(' ') + ' x');
+    expect(many.query.excluded).toHaveLength(64);
+    expect(many.query.terms).toEqual([...Array.from({ length: 6 }, (_, i) => `w${64 + i}`), 'x']);
+    expect(many.reading).toMatch(/only 64 .* the 6 after them are read as plain words/);
+    // A paragraph of 80 plain words is searched whole, as written.
+    const words = Array.from({ length: 80 }, (_, i) => `w${i}`);
+    const long = read(words.join(' '));
+    expect(long.query.terms).toEqual(words);
+    expect(long.reading).toBeUndefined();
+  });
+
+  it('the reading is at most 1,000 characters', () => {
+    const { reading } = read(`${'- '.repeat(100)}"${'word '.repeat(60)}`);
+    expect(reading!.length).toBeLessThanOrEqual(1000);
   });
 });
 
@@ -131,10 +194,7 @@ describe('parseQuery: hostile input is words, never syntax', () => {
     "'; DROP TABLE documents; --", '\\" OR 1=1 --', 'a:* <-> b', 'x NEAR/3 y', '(a OR b) AND c',
   ])('%j parses into terms and phrases only', (q) => {
     const r = parseQuery(q);
-    if (!r.ok) {
-      expect(r.message.length).toBeGreaterThan(0);
-      return;
-    }
+    if (!r.ok) throw new Error(`${q}: ${r.message}`);
     for (const t of r.query.terms) expect(t).toMatch(/[\p{L}\p{N}]/u);
   });
 

@@ -207,10 +207,7 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
       [{ query: '' }, 'query', undefined],
       [{ query: '   ' }, 'query', /empty/],
       [{ query: 'x'.repeat(501) }, 'query', /500/],
-      [{ query: '"unclosed' }, 'query', /never closed/],
-      [{ query: 'cats -' }, 'query', /lone "-"/],
-      [{ query: 'site:' }, 'query', /nothing after/],
-      [{ query: '-cats -dogs' }, 'query', /only exclusions/],
+      [{ query: '!!! ???' }, 'query', /no word/],
       [{ query: 42 }, 'query', /string/],
       [{ query: 'a', max_results: 0 }, 'max_results', undefined],
       [{ query: 'a', max_results: 51 }, 'max_results', undefined],
@@ -242,7 +239,7 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
 
   });
 
-  it('hostile queries: FTS5 and tsquery syntax, SQL and Unicode are words (200) or a 400, never a 500', async () => {
+  it('hostile queries: FTS5 and tsquery syntax, SQL and Unicode are words (200), never a 400 or a 500', async () => {
     const hostile = [
       'NEAR(solar panel, 2)', 'solar*', 'title:solar', 'solar ^ panel', 'solar:* & !panel', 'solar AND NOT panel', '{title text}: solar',
       'solar | panel', "'; DROP TABLE documents; --", "solar' OR '1'='1", '\\"solar\\"', 'solar <-> panel', '(solar OR panel) AND wind',
@@ -250,8 +247,7 @@ describe.each(CONFIGS)('POST /v1/search (%s)', (config) => {
     ];
     for (const q of hostile) {
       const r = await search(base, a.key, { query: q });
-      expect([200, 400], `${JSON.stringify(q)}: ${r.text}`).toContain(r.status);
-      if (r.status === 400) expect(r.body.validation_errors[0].field).toBe('query');
+      expect(r.status, `${JSON.stringify(q)}: ${r.text}`).toBe(200);
     }
   });
 

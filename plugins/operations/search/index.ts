@@ -64,7 +64,11 @@ const SearchResult = Type.Object({
   type: Nullable(Type.String()),
   language: Nullable(Type.String()),
 });
-const Warning = Type.Object({ provider: Type.String(), code: Type.String(), message: Type.String() });
+const Warning = Type.Object({
+  provider: Type.Optional(Type.String({ description: 'The provider the warning is about; absent for a warning about the query itself (QUERY_REINTERPRETED).' })),
+  code: Type.String(),
+  message: Type.String(),
+});
 export const SearchResponse = Type.Object({
   query: Type.String(),
   search_results: Type.Array(SearchResult),
@@ -104,7 +108,7 @@ export interface SearchOptions {
  * when they pass. The validate stage runs it over whatever fields passed the
  * schema, so any field may be missing.
  */
-function check(i: Unchecked<SearchInput>): { issues: FieldIssue[]; query: ParsedQuery | undefined } {
+function check(i: Unchecked<SearchInput>): { issues: FieldIssue[]; query: ParsedQuery | undefined; reading: string | undefined } {
   const issues: FieldIssue[] = [];
   const parsed = i.query === undefined ? undefined : parseQuery(i.query);
   if (parsed !== undefined && !parsed.ok) issues.push({ field: 'query', message: parsed.message });
@@ -116,7 +120,7 @@ function check(i: Unchecked<SearchInput>): { issues: FieldIssue[]; query: Parsed
     const p = languageProblem(i.language);
     if (p !== undefined) issues.push({ field: 'language', message: p });
   }
-  return { issues, query: parsed?.ok ? parsed.query : undefined };
+  return { issues, query: parsed?.ok ? parsed.query : undefined, reading: parsed?.ok ? parsed.reading : undefined };
 }
 
 export function searchFilters(i: SearchInput, now: number): SearchFilters {
@@ -157,17 +161,17 @@ export function createSearchOperation(options: SearchOptions) {
       /** The parsed query, for the stages after (the validate stage has run the same checks, so this fails only on a bug). */
       const precheck = {
         name: 'precheck',
-        run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ parsed: ParsedQuery }, BadRequest> => {
-          const { issues, query } = check(ctx.input);
+        run: (ctx: RequestContext & Validated<SearchInput>): Effect.Effect<{ parsed: ParsedQuery; reading: string | undefined }, BadRequest> => {
+          const { issues, query, reading } = check(ctx.input);
           if (issues.length > 0 || query === undefined) return Effect.fail(new BadRequest({ message: 'Invalid search request', validationErrors: issues }));
-          return Effect.succeed({ parsed: query });
+          return Effect.succeed({ parsed: query, reading });
         },
       };
       const enrich = enrichStage(host);
 
       const searchStage = {
         name: 'search',
-        run: (ctx: RequestContext & Authenticated & Validated<SearchInput> & { parsed: ParsedQuery }) =>
+        run: (ctx: RequestContext & Authenticated & Validated<SearchInput> & { parsed: ParsedQuery; reading: string | undefined }) =>
           Effect.callback<{ found: Found }, ApiFailure>((resume) => {
             const controller = new AbortController();
             const started = performance.now();
@@ -272,7 +276,9 @@ export function createSearchOperation(options: SearchOptions) {
             if (e.scraped !== undefined) out.scraped_content = e.scraped;
             if (e.contacts !== undefined) out.contacts = e.contacts;
             if (e.socialProfiles !== undefined) out.social_profiles = e.socialProfiles;
-            if (f.warnings.length > 0) out.warnings = f.warnings;
+            // How the query was read comes first: it concerns every result, not one provider.
+            const warnings = ctx.reading === undefined ? f.warnings : [{ code: 'QUERY_REINTERPRETED', message: ctx.reading }, ...f.warnings];
+            if (warnings.length > 0) out.warnings = warnings;
             return Effect.succeed(out);
           }),
       }];
