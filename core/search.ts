@@ -145,6 +145,13 @@ function lex(q: string, notes: string[]): Lexeme[] {
         if (at === 0 || i >= q.length) notes.push(`the lone "-" at position ${at + 1} is punctuation (put it right before a word to exclude the word)`);
         continue;
       }
+      if (q[i]! >= '0' && q[i]! <= '9') {
+        // "a change of -31% (95% CI, -40% to -20%)": a minus sign, not an exclusion (-"2019" still excludes).
+        negated = false;
+        let end = i;
+        while (end < q.length && q[end] !== ' ' && !QUOTES.test(q[end]!)) end++;
+        notes.push(`"${q.slice(at, end)}" at position ${at + 1} is a negative number: read as a word, not an exclusion`);
+      }
     }
     let operator: Lexeme['operator'];
     let operatorText = '';

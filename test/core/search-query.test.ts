@@ -139,6 +139,7 @@ describe('parseQuery: natural text is read as text, never refused, and the readi
     ['site:not_a_domain! x', /is not a domain: read as words/, 'site not_a_domain! x'],
     ['site:localhost x', /is not a domain/, 'site localhost x'],
     ['cats -!!!', /"-!!!" at position 6 has no word in it: left out/, 'cats'],
+    ['a change of -31% (95% CI, -40% to -20%)', /"-31%" at position 13 is a negative number: read as a word, not an exclusion/, 'a change of 31% (95% CI, 40% to 20%)'],
   ])('%j', (q, says, searched) => {
     const { reading } = read(q);
     expect(reading).toMatch(says);
@@ -154,6 +155,12 @@ describe('parseQuery: natural text is read as text, never refused, and the readi
   it('an unclosed quote after an operator or a dash keeps the operator', () => {
     expect(read('x -"dog food').query.excluded).toEqual([{ kind: 'phrase', text: 'dog food' }]);
     expect(read('x intitle:"battery life').query.required).toEqual([[{ item: { kind: 'phrase', text: 'battery life' }, inTitle: true }]]);
+  });
+
+  it('a negative number is a word; a quoted number is still excluded', () => {
+    expect(read('temperature -5 degrees').query.excluded).toEqual([]);
+    expect(read('temperature -5 degrees').query.terms).toEqual(['temperature', '5', 'degrees']);
+    expect(read('report -"2019"').query.excluded).toEqual([{ kind: 'phrase', text: '2019' }]);
   });
 
   it('an operator read as a word is not applied', () => {

@@ -49,19 +49,30 @@ function bounded(s: string): string {
   return s.slice(0, cut > 0 ? cut : MAX_QUERY_LENGTH);
 }
 
+export interface Abstract { readonly id: string; readonly title: string; readonly text: string }
+
+let corpus: Abstract[] | undefined;
+/** The SciFact abstracts, in corpus order. */
+export function scifactAbstracts(): readonly Abstract[] {
+  if (corpus !== undefined) return corpus;
+  const file = join(requireSharedData(), 'ir', 'scifact', 'corpus.jsonl');
+  corpus = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => {
+    const d = JSON.parse(l) as { _id: string; title?: string; text?: string };
+    return { id: d._id, title: d.title ?? '', text: d.text ?? '' };
+  });
+  return corpus;
+}
+
+/** An abstract's sentences with a letter in them (its title first), each bounded to the query length. */
+export function sentencesOfAbstract(d: Abstract): string[] {
+  return [d.title, ...sentencesOf(d.text)].filter((s) => /\p{L}/u.test(s)).map(bounded);
+}
+
 let corpusSentences: string[] | undefined;
 /** Every sentence with a letter in it, of every SciFact abstract, in corpus order. */
 export function scifactSentences(): string[] {
-  if (corpusSentences !== undefined) return corpusSentences;
-  const file = join(requireSharedData(), 'ir', 'scifact', 'corpus.jsonl');
-  const out: string[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    const d = JSON.parse(line) as { title?: string; text?: string };
-    for (const s of [d.title ?? '', ...sentencesOf(d.text ?? '')]) if (/\p{L}/u.test(s)) out.push(bounded(s));
-  }
-  corpusSentences = out;
-  return out;
+  corpusSentences ??= scifactAbstracts().flatMap(sentencesOfAbstract);
+  return corpusSentences;
 }
 
 /** `n` sentences chosen with the seed. */
