@@ -9,7 +9,7 @@
 /** Body of POST /v1/search. */
 export interface SearchRequest {
   /**
-   * Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming.
+   * Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming, with a letter or digit. Natural text is never refused: what is not syntax (an unclosed quote, a lone dash, a dangling operator) is read as text, with a QUERY_REINTERPRETED warning.
    */
   query: string;
   /**

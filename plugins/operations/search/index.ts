@@ -35,7 +35,7 @@ const StringEnum = <T extends string>(values: readonly T[], description: string)
 export const SearchRequest = StrictObject({
   query: Type.String({
     minLength: 1, maxLength: 2000,
-    description: 'Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming.',
+    description: 'Words, "exact phrases", -exclusions, -"phrases", site:example.com, -site:, OR between phrases, intitle:word. 1 to 500 characters after trimming, with a letter or digit. Natural text is never refused: what is not syntax (an unclosed quote, a lone dash, a dangling operator) is read as text, with a QUERY_REINTERPRETED warning.',
   }),
   max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Default 10. Above 10: 2 credits instead of 1.' })),
   auto_scrape_top: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, description: 'Top results to scrape for content: 3 credits per page scraped successfully.' })),
