@@ -33,7 +33,7 @@ const TUNE = list(process.env.TUNE_SETS, 'scifact-train,cranfield,cisi');
 const CHECK = list(process.env.CHECK_SETS, 'npl');
 
 /** Each step adds one change to the one before (analysis changes need a re-index: benchmarks/search/README.md). */
-const BM25 = { k1: 1.2, bTitle: 0.75, bText: 0.75, titleWeight: 1, proximityWeight: 0, prfDocs: 0, prfTerms: 0, prfWeight: 0 };
+const BM25 = { k1: 1.2, bTitle: 0.75, bText: 0.75, titleWeight: 1, proximityWeight: 0, prfDocs: 0, prfTerms: 0, prfWeight: 0, requestWordWeight: 1 };
 const SCIFACT_2026_11 = { ...BM25, titleWeight: 2.5, bTitle: 0.9, proximityWeight: 0.1 };
 const STEPS = [
   ['BM25F, k1 1.2, b 0.75, title weight 1 (plain BM25 over title+text)', BM25],
@@ -43,6 +43,11 @@ const STEPS = [
   ['proximity bonus (BM25TP) weight 0.1 (the SciFact-tuned ranking of 2026-11)', SCIFACT_2026_11],
   ['proximity weight 0.5 (rejected)', { ...SCIFACT_2026_11, proximityWeight: 0.5 }],
   ['RM3-like feedback, 10 docs, 10 terms, weight 0.3 (rejected)', { ...SCIFACT_2026_11, prfDocs: 10, prfTerms: 10, prfWeight: 0.3 }],
+  ['k1 2.0 (rejected)', { ...SCIFACT_2026_11, k1: 2 }],
+  ['text b 0.6 (rejected)', { ...SCIFACT_2026_11, bText: 0.6 }],
+  ['request words weigh 0 (rejected)', { ...SCIFACT_2026_11, requestWordWeight: 0 }],
+  ['request words weigh 0.3 (rejected)', { ...SCIFACT_2026_11, requestWordWeight: 0.3 }],
+  ['request words weigh 0.5 (issue 28)', { ...SCIFACT_2026_11, requestWordWeight: 0.5 }],
   ['final (DEFAULT_RANKING)', DEFAULT_RANKING],
 ];
 
