@@ -31,6 +31,12 @@ export interface RankingParams {
   readonly prfDocs: number;
   readonly prfTerms: number;
   readonly prfWeight: number;
+  /**
+   * Weight of a query word that phrases the request rather than names its
+   * topic ("papers on", "using", "I am interested in", "describe"): 1 counts
+   * it as any other word.
+   */
+  readonly requestWordWeight: number;
 }
 
 /**
@@ -48,6 +54,7 @@ export const DEFAULT_RANKING: RankingParams = {
   prfDocs: 0,
   prfTerms: 0,
   prfWeight: 0,
+  requestWordWeight: 0.5,
 };
 
 export type Postings = ReadonlyMap<string, PostingList>;
@@ -59,6 +66,8 @@ export type Postings = ReadonlyMap<string, PostingList>;
 export interface TermGroup {
   readonly forms: readonly string[];
   weight: number;
+  /** A word that phrases the request rather than names its topic. */
+  request?: boolean;
 }
 
 /** A word or phrase as positions to match: each indexable token's offset from the first token and its forms. */
@@ -91,6 +100,34 @@ function sequence(item: QueryItem, keys: readonly string[]): Sequence {
 }
 
 /**
+ * English words that phrase a request rather than name its topic: how
+ * people ask for documents ("papers on", "articles discussing", "I am
+ * interested in", "I want to find", "give examples of", "methods used
+ * for"). Words that name a topic in some field stay out even when they
+ * often phrase requests ("information", "literature", "list", "types",
+ * "need", "reports", "references"). Not stop words: a query made of them
+ * alone still finds them, and a word the query also says as its topic
+ * (not only in this role) counts in full.
+ */
+const REQUEST_WORDS = new Set([
+  'article', 'articles', 'paper', 'papers', 'document', 'documents', 'discuss', 'discusses', 'discussed', 'discussing', 'discussion',
+  'describe', 'describes', 'described', 'describing', 'description', 'concerning', 'regarding', 'pertaining', 'relating', 'related',
+  'interested', 'want', 'wish', 'like', 'looking', 'find', 'give', 'example', 'examples', 'possible', 'known', 'available', 'exist',
+  'exists', 'existing', 'anything', 'something', 'please', 'help', 'tell', 'explain', 'show', 'way', 'ways', 'kind', 'kinds', 'use',
+  'used', 'using', 'also', 'etc',
+]);
+
+/** A query word lower-cased without the punctuation around it ("papers," -> "papers"). */
+function bare(word: string): string {
+  let a = 0;
+  let b = word.length;
+  const letter = (c: string) => c.toLowerCase() !== c.toUpperCase() || (c >= '0' && c <= '9');
+  while (a < b && !letter(word[a]!)) a++;
+  while (b > a && !letter(word[b - 1]!)) b--;
+  return word.slice(a, b).toLowerCase();
+}
+
+/**
  * Plans a parsed query for documents analysed with `keys` (the analysers of
  * the searched collections, or the requested language's alone).
  */
@@ -98,13 +135,17 @@ export function planQuery(query: ParsedQuery, keys: readonly string[]): QueryPla
   const groups: TermGroup[] = [];
   const byKey = new Map<string, TermGroup>();
   for (const word of query.terms) {
+    const request = REQUEST_WORDS.has(bare(word));
     for (const t of analyseQueryText(word, keys)) {
       if (t.forms.length === 0) continue;
       const k = t.forms.join('\u0000');
       const g = byKey.get(k);
-      if (g !== undefined) g.weight++;
-      else {
-        const ng: TermGroup = { forms: t.forms, weight: 1 };
+      if (g !== undefined) {
+        g.weight++;
+        // A word said once as the topic and once in the request's phrasing counts as topic.
+        if (!request) g.request = false;
+      } else {
+        const ng: TermGroup = { forms: t.forms, weight: 1, request };
         byKey.set(k, ng);
         groups.push(ng);
       }
@@ -266,7 +307,7 @@ export function evaluate(plan: QueryPlan, postings: Postings, stats: CorpusStats
     const lists = groupLists[gi]!;
     let df = 0;
     for (const l of lists) df += l.length;
-    const w = idfOf(df, n) * g.weight;
+    const w = idfOf(df, n) * g.weight * (g.request === true ? params.requestWordWeight : 1);
     idf.push(w / g.weight);
     if (df === 0) continue;
     if (lists.length === 1) {

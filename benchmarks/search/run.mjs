@@ -21,6 +21,17 @@
 // - Baseline: title+text in one FTS5 table (default unicode61 tokenizer),
 //   each query's words quoted and OR-ed, ORDER BY bm25(t) LIMIT 100; and the
 //   same with the porter tokenizer (stemming), for reference.
+// - Development collections (Cranfield, CISI, NPL: benchmarks/ir, brought by
+//   bash scripts/get-ir-collections.sh; missing ones are named and skipped):
+//   each one's documents through SearchIndex.upsert on SQLite and PostgreSQL,
+//   its judged queries (long natural-language questions in CISI) through
+//   parseQuery (a query it refuses is cut or cleaned as a client would have
+//   to, and counted: benchmarks/search/collections.mjs), limit 100: nDCG@10,
+//   recall@100 and MAP@100 beside FTS5 bm25 (unicode61, query words OR-ed:
+//   the baseline; porter for reference) over the same documents and query
+//   text in the same run, and each row's nDCG@10 ratio to the baseline. The
+//   SQLite index is also searched with the ranking as it was before issue 28
+//   (BEFORE_ISSUE_28 below), for the before/after.
 // Targets: nDCG@10 >= 0.70 on both backends, SQLite p50 < 2 ms and p99 <
 // 10 ms, >= 2,000 documents/s indexed, p99 < 50 ms while importing.
 // Prints a table and writes benchmarks/results/search.json.
@@ -45,7 +56,12 @@ const TARGETS = { ndcg10: 0.7, p50Ms: 2, p99Ms: 10, docsPerSecond: 2000, importP
 
 const { openSqliteSearchIndex } = await import(join(root, 'dist/adapters/search-index/sqlite.js'));
 const { openPostgresSearchIndex } = await import(join(root, 'dist/adapters/search-index/postgres.js'));
-const { parseQuery } = await import(join(root, 'dist/core/search.js'));
+const core = await import(join(root, 'dist/core/search.js'));
+const { parseQuery } = core;
+const { availableCollections, benchCollection } = await import('./collections.mjs');
+const { COLLECTIONS } = await import('../ir/collections.mjs');
+/** The ranking before issue 28 (tuned on SciFact alone): request words weighed like any other. */
+const BEFORE_ISSUE_28 = { requestWordWeight: 1 };
 
 const FILTERS = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
 const corpus = loadCorpus();
@@ -210,6 +226,8 @@ async function pgDatabase() {
 const loadStart = loadavg();
 const dir = mkdtempSync(join(tmpdir(), 'scour-bench-search-'));
 const results = [];
+const collections = [];
+let missingCollections = [];
 try {
   results.push(await fts5Baseline(dir));
   results.push(await fts5Baseline(dir, 'porter unicode61'));
@@ -223,6 +241,23 @@ try {
       console.error('postgres done');
     } finally {
       await db.drop();
+    }
+  }
+  const have = availableCollections();
+  missingCollections = COLLECTIONS.filter((n) => !have.includes(n));
+  if (missingCollections.length > 0) console.error(`development collections missing: ${missingCollections.join(', ')} (run: bash scripts/get-ir-collections.sh); continuing without them`);
+  for (const name of have) {
+    const pgdb = await pgDatabase();
+    try {
+      const openers = [
+        { backend: 'Scour, SQLite', open: (n) => openSqliteSearchIndex({ path: join(dir, `${n}.db`) }) },
+        { backend: 'Scour, SQLite, ranking before issue 28', open: (n) => openSqliteSearchIndex({ path: join(dir, `${n}.db`), ranking: BEFORE_ISSUE_28 }), load: false },
+      ];
+      if (pgdb !== undefined) openers.push({ backend: 'Scour, PostgreSQL', open: () => openPostgresSearchIndex({ url: pgdb.url }) });
+      collections.push(await benchCollection(name, dir, core, openers));
+      console.error(`${name} done`);
+    } finally {
+      await pgdb?.drop();
     }
   }
 } finally {
@@ -261,6 +296,24 @@ for (const r of results.filter((x) => x.import_while_searching !== undefined)) {
   console.log(`${r.backend}: import of ${i.documents} documents in ${i.seconds} s (${i.docsPerSecond}/s) while ${i.searches} searches ran: p50 ${i.p50} ms, p99 ${i.p99} ms, max ${i.max} ms`);
 }
 console.log(Object.entries(met).map(([k, v]) => `${k}: ${v === null ? 'n/a' : v ? 'MET' : 'MISS'}`).join(', '));
+if (missingCollections.length > 0) console.log(`\nDevelopment collections missing: ${missingCollections.join(', ')}. Run: bash scripts/get-ir-collections.sh`);
+for (const c of collections) {
+  const changes = Object.entries(c.query_changes).map(([k, v]) => `${v} ${k}`).join(', ');
+  console.log(`\n${c.collection} (${c.shape}): ${c.documents} documents, ${c.queries} judged queries of ${c.query_words.min} to ${c.query_words.max} words (median ${c.query_words.median}); ${c.queries_changed} refused by parseQuery and sent changed${changes === '' ? '' : ` (${changes})`}`);
+  const t = [['', 'nDCG@10', 'ratio to BM25', 'recall@100', 'MAP@100'], ...c.rows.map((r) => [r.backend, r.ndcg10.toFixed(4), r.ratio_ndcg10.toFixed(3), r.recall100.toFixed(4), r.map100.toFixed(4)])];
+  const w = t[0].map((_, i) => Math.max(...t.map((r) => r[i].length)));
+  const l = (r) => `| ${r.map((x, i) => (i === 0 ? x.padEnd(w[i]) : x.padStart(w[i]))).join(' | ')} |`;
+  console.log(l(t[0]));
+  console.log(`|${w.map((x, i) => (i === 0 ? '-'.repeat(x + 2) : `${'-'.repeat(x + 1)}:`)).join('|')}|`);
+  for (const r of t.slice(1)) console.log(l(r));
+}
+const devMet = collections.map((c) => ({ collection: c.collection, ratios: c.rows.filter((r) => r.backend === 'Scour, SQLite' || r.backend === 'Scour, PostgreSQL').map((r) => r.ratio_ndcg10) }));
+if (devMet.length > 0) {
+  const worst = devMet.map((c) => Math.min(...c.ratios));
+  met.dev_at_or_above_bm25 = worst.every((r) => r >= 1);
+  met.dev_most_5pct_above = worst.filter((r) => r >= 1.05).length > devMet.length / 2;
+  console.log(`\ndevelopment collections at or above BM25: ${met.dev_at_or_above_bm25 ? 'MET' : 'MISS'}; most 5% above: ${met.dev_most_5pct_above ? 'MET' : 'MISS'} (ratios ${devMet.map((c, i) => `${c.collection} ${worst[i].toFixed(3)}`).join(', ')})`);
+}
 
 writeFileSync(OUT, `${JSON.stringify({
   benchmark: 'BEIR SciFact (5,183 abstracts, 300 test queries)',
@@ -274,5 +327,7 @@ writeFileSync(OUT, `${JSON.stringify({
   met,
   unparsed_test_queries: unparsed,
   results: results.map(({ per_query_ndcg10: _p, ...r }) => r),
+  development_collections: collections.map((c) => ({ ...c, rows: c.rows.map(({ per_query_ndcg10: _p, ...r }) => r) })),
+  development_collections_missing: missingCollections,
 }, null, 2)}\n`);
 console.log(`wrote ${OUT}`);

@@ -152,6 +152,16 @@ describe.each(BACKENDS)('search index on $name', (backend) => {
       expect(await urls('"renewable energy storage"', {}, 10, ['acct_phrase'])).toEqual(['https://phrase.example/together']);
     });
 
+    it('weighs the words that phrase a request ("papers discussing") less than the words of its topic', async () => {
+      await index.upsert('acct_request', [
+        doc('https://request.example/meta', 'Papers discussing papers', 'Papers discussing papers, and more papers discussing papers. The weather was mild and the roads were quiet.'),
+        doc('https://request.example/topic', 'Notes', 'The weather was mild and the roads were quiet. The glacier started to melt early; glacier melt water rose.'),
+      ], NOW);
+      expect(await urls('papers discussing glacier melt', {}, 10, ['acct_request'])).toEqual(['https://request.example/topic', 'https://request.example/meta']);
+      // Said alone they are the topic: a query of request words still finds and ranks by them.
+      expect(await urls('papers', {}, 10, ['acct_request'])).toEqual(['https://request.example/meta']);
+    });
+
     it('finds stemmed forms and ranks rarer words higher', async () => {
       expect(await urls('panel efficiency')).toContain('https://solar.example.com/rooftops');
       const hits = (await search('perovskite solar')).hits;
