@@ -71,6 +71,15 @@ export interface SqliteSearchIndexOptions extends SearchOptions {
 
 /** How long one write transaction holds the file's write lock in the writer thread, by default (ms of wall time). */
 export const WRITER_THREAD_BATCH_MS = 50;
+/**
+ * Calls with fewer documents (or URLs to remove) than this are written on
+ * this thread's connection, in one short transaction, as before the writer
+ * thread: a crawl's or a scrape's page costs less than the hop, and needs
+ * no thread started. SQLite serialises them with the writer thread's.
+ */
+export const WRITER_THREAD_FROM = 16;
+/** Smallest batch the writer thread forms (under load its wall-time measure would shrink batches, and each batch rewrites every term's last block). */
+const WRITER_THREAD_MIN_BATCH = 250;
 
 export type SqliteSearchIndex = SearchIndex & {
   /** Waits for the writer thread to finish what it was given (and stop), then closes the connection. */
@@ -220,7 +229,7 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number,
     private readonly analyser: DocumentAnalyser = inlineAnalyser, private readonly writer?: SqliteWriterThread,
   ) {
-    this.batch = fixedBatch ?? 100;
+    this.batch = fixedBatch ?? (isMainThread ? 100 : WRITER_THREAD_MIN_BATCH);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       dataVersion: p('PRAGMA data_version').pluck(),
@@ -348,7 +357,7 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     checkCollection(collection);
     const docs = latestByUrl(documents);
     if (docs.length === 0) return { indexed: 0, updated: 0 };
-    if (this.writer !== undefined) {
+    if (this.writer !== undefined && docs.length >= WRITER_THREAD_FROM) {
       // Each part goes to the writer thread as soon as it is analysed; the writer batches parts of one call together.
       const call = this.writer.begin(collection, now);
       try {
@@ -521,13 +530,13 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   private adapt(documents: number, ms: number): void {
     if (this.fixedBatch !== undefined || documents < 8 || ms <= 0) return;
     const fit = (this.batchMs * documents) / ms;
-    this.batch = Math.round(Math.min(2000, Math.max(50, 0.5 * this.batch + 0.5 * fit)));
+    this.batch = Math.round(Math.min(2000, Math.max(isMainThread ? 50 : WRITER_THREAD_MIN_BATCH, 0.5 * this.batch + 0.5 * fit)));
   }
 
   async remove(collection: string, urls: readonly string[], now: number): Promise<number> {
     this.open();
     checkCollection(collection);
-    if (this.writer !== undefined) {
+    if (this.writer !== undefined && new Set(urls).size >= WRITER_THREAD_FROM) {
       // In the writer's queue, after the writes asked for before it.
       const n = await this.writer.remove(collection, [...new Set(urls)], now);
       this.cache.clear();
