@@ -72,6 +72,8 @@ export interface Settings {
   readonly extractionTimeoutMs: number;
   /** Pages with fewer characters of HTML than this are extracted in-process (as cheap as the hop to a worker, and sooner). */
   readonly extractionInlineBelow: number;
+  /** Worker threads that analyse documents for the local search index (adapters/search-index/analysis-pool.ts); 0: in-process. */
+  readonly indexAnalysisWorkers: number;
   /**
    * Who runs asynchronous bulk jobs and webhook deliveries: 'embedded' (the
    * API process itself, from the store), 'queue' (`scour worker` processes fed
@@ -141,6 +143,7 @@ export const DEFAULTS: Settings = {
   extractionWorkers: Math.max(1, availableParallelism()),
   extractionTimeoutMs: 30_000,
   extractionInlineBelow: 4096,
+  indexAnalysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
   jobs: 'auto',
   jobLeaseMs: 30_000,
   workerConcurrency: 2,
@@ -190,6 +193,7 @@ export const ENV_VARS = {
   SCOUR_EXTRACTION_WORKERS: 'Worker threads that parse pages and run the built-in extractors off the main thread (0 to 64; 0: in-process, for debugging). Default: the available parallelism (cores), at least 1.',
   SCOUR_EXTRACTION_TIMEOUT: 'Seconds one page\'s extraction may take in a worker; past it the worker is replaced and the page fails with TARGET_RESPONSE_INVALID, uncharged (1 to 600). Default 30.',
   SCOUR_EXTRACTION_INLINE_BELOW: 'Pages with fewer characters of HTML than this are extracted in-process: under 4 KiB the hop to a worker costs the main thread about what the extraction would (~0.1 ms) and adds ~0.15 ms of latency (0: every page goes to a worker). Default 4096.',
+  SCOUR_INDEX_ANALYSIS_WORKERS: 'Worker threads that analyse documents for the local search index (language, tokens, stems, postings) off the main thread, for imports and crawls (0 to 64; 0: in-process). Default: the available parallelism (cores), 1 to 4.',
   SCOUR_JOBS: 'Who runs asynchronous bulk jobs and webhooks: embedded (the API process, from its store), queue (scour worker processes fed by BullMQ on Redis; API processes only enqueue) or auto (queue when DATABASE_URL and REDIS_URL are both set, else embedded). Default auto.',
   SCOUR_JOB_LEASE: 'Seconds a running job stays with its process without a renewal; a job whose process died is resumed by another after this long. Default 30.',
   SCOUR_WORKER_CONCURRENCY: 'Bulk jobs one process runs at once (each runs its URLs at its own concurrent_requests). Default 2.',
@@ -384,6 +388,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     extractionWorkers: int('SCOUR_EXTRACTION_WORKERS', 0, 64, DEFAULTS.extractionWorkers),
     extractionTimeoutMs: int('SCOUR_EXTRACTION_TIMEOUT', 1, 600, DEFAULTS.extractionTimeoutMs / 1000) * 1000,
     extractionInlineBelow: int('SCOUR_EXTRACTION_INLINE_BELOW', 0, 64 * 1024 * 1024, DEFAULTS.extractionInlineBelow),
+    indexAnalysisWorkers: int('SCOUR_INDEX_ANALYSIS_WORKERS', 0, 64, DEFAULTS.indexAnalysisWorkers),
     jobs,
     jobLeaseMs: int('SCOUR_JOB_LEASE', 2, 3600, DEFAULTS.jobLeaseMs / 1000) * 1000,
     workerConcurrency: int('SCOUR_WORKER_CONCURRENCY', 1, 64, DEFAULTS.workerConcurrency),

@@ -11,6 +11,7 @@ import type { JobStore } from '../core/jobs.js';
 import type { AccountStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
 import { openSqliteSearchIndex } from '../adapters/search-index/sqlite.js';
+import { AnalysisPool } from '../adapters/search-index/analysis-pool.js';
 import { nodeSecrets } from '../adapters/crypto/node.js';
 import { CachedAccountStore } from '../adapters/key-cache/index.js';
 import { RedisInvalidationBus } from '../adapters/key-cache/redis.js';
@@ -19,7 +20,7 @@ import { openPostgresStore } from '../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../adapters/store/postgres/jobs.js';
 import { openSqliteStore } from '../adapters/store/sqlite/index.js';
 import { sqliteJobStore } from '../adapters/store/sqlite/jobs.js';
-import type { Settings } from './env.js';
+import { DEFAULTS, type Settings } from './env.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 
 /** The configured account store: PostgreSQL when DATABASE_URL is set, else SQLite in the data directory. */
@@ -56,14 +57,26 @@ export async function openAccounts(settings: Settings, plans: Plans = loadPlans(
 }
 
 
-/** The configured local search index: PostgreSQL when DATABASE_URL is set, else the SQLite file beside the account store. */
-export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
-  if (settings.databaseUrl !== undefined) {
-    const { openPostgresSearchIndex } = await import('../adapters/search-index/postgres.js');
-    const pg = await openPostgresSearchIndex({ url: settings.databaseUrl });
-    return { index: pg, close: () => pg.close() };
+/**
+ * The configured local search index: PostgreSQL when DATABASE_URL is set,
+ * else the SQLite file beside the account store (written from a thread of
+ * its own). Documents are analysed by a pool of worker threads
+ * (SCOUR_INDEX_ANALYSIS_WORKERS; 0: in-process), closed after the index.
+ */
+export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'indexAnalysisWorkers'>>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
+  const workers = settings.indexAnalysisWorkers ?? DEFAULTS.indexAnalysisWorkers;
+  const analyser = new AnalysisPool({ workers });
+  try {
+    if (settings.databaseUrl !== undefined) {
+      const { openPostgresSearchIndex } = await import('../adapters/search-index/postgres.js');
+      const pg = await openPostgresSearchIndex({ url: settings.databaseUrl, analyser });
+      return { index: pg, close: async () => { try { await pg.close(); } finally { await analyser.close(); } } };
+    }
+    mkdirSync(settings.dataDir, { recursive: true });
+    const sqlite = openSqliteSearchIndex({ path: join(settings.dataDir, 'scour.db'), analyser });
+    return { index: sqlite, close: async () => { try { await sqlite.close(); } finally { await analyser.close(); } } };
+  } catch (e) {
+    await analyser.close();
+    throw e;
   }
-  mkdirSync(settings.dataDir, { recursive: true });
-  const sqlite = openSqliteSearchIndex({ path: join(settings.dataDir, 'scour.db') });
-  return { index: sqlite, close: () => sqlite.close() };
 }

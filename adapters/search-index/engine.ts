@@ -11,7 +11,7 @@ import {
   type IndexDocument, type IndexHit, type IndexQuery, type IndexSearchResult, type StoredDocument,
 } from '../../core/search.js';
 import { analyseField, analyserKey, detectLanguage } from './analysis.js';
-import type { PostingList } from './postings.js';
+import { packPostings, type PackedPostings, type PostingList } from './postings.js';
 import {
   DEFAULT_RANKING, byScore, evaluate, makeSnippet, newsOrder, planQuery, rerank, topK,
   type Candidates, type CorpusStats, type Evaluation, type QueryPlan, type RankingParams, type Scored, type TermGroup,
@@ -38,14 +38,8 @@ export interface PreparedDocument {
   readonly domain: string;
   readonly titleLength: number;
   readonly textLength: number;
-  /** Each term's positions in the title and in the text. */
-  readonly postings: readonly PreparedPosting[];
-}
-
-export interface PreparedPosting {
-  readonly term: string;
-  readonly title: readonly number[] | undefined;
-  readonly text: readonly number[] | undefined;
+  /** Its terms (the title's, then the text's others), with their frequencies and encoded positions. */
+  readonly postings: PackedPostings;
 }
 
 /** Strings as both databases store them: well-formed UTF-16 (lone surrogates become U+FFFD) and no NUL, which PostgreSQL refuses. */
@@ -57,18 +51,23 @@ export function clean(s: string): string {
 
 const cleanOrNull = (s: string | null | undefined): string | null => (s === null || s === undefined ? null : clean(s));
 
-/** Checks and analyses one document; throws a TypeError naming the field for a document the port's contract does not allow. */
-export function prepareDocument(d: IndexDocument): PreparedDocument {
+/** Throws a TypeError naming the field when the port's contract does not allow the document (the cheap part of preparing it). */
+export function checkDocument(d: IndexDocument): void {
   if (typeof d.url !== 'string' || !/^https?:\/\//i.test(d.url) || domainOf(d.url) === '') throw new TypeError(`url must be an absolute http(s) URL, got ${JSON.stringify(d.url)?.slice(0, 200)}`);
   if (!(DOCUMENT_TYPES as readonly string[]).includes(d.type)) throw new TypeError(`type must be one of ${DOCUMENT_TYPES.join(', ')}`);
   if (d.publishedAt !== null && !Number.isFinite(d.publishedAt)) throw new TypeError('publishedAt must be epoch ms or null');
+}
+
+/** Checks and analyses one document; throws a TypeError naming the field for a document the port's contract does not allow. */
+export function prepareDocument(d: IndexDocument): PreparedDocument {
+  checkDocument(d);
   const title = clean(d.title ?? '');
   const text = clean(d.text ?? '');
   const language = d.language === null || d.language === undefined ? detectLanguage(title, text) : d.language.toLowerCase();
   const analyser = analyserKey(language);
   const t = analyseField(title, analyser);
   const x = analyseField(text, analyser);
-  const postings: PreparedPosting[] = [];
+  const postings: { term: string; title: readonly number[] | undefined; text: readonly number[] | undefined }[] = [];
   for (const [term, title] of t.terms) postings.push({ term, title, text: x.terms.get(term) });
   for (const [term, text] of x.terms) if (!t.terms.has(term)) postings.push({ term, title: undefined, text });
   return {
@@ -87,7 +86,7 @@ export function prepareDocument(d: IndexDocument): PreparedDocument {
     domain: domainOf(d.url),
     titleLength: t.length,
     textLength: x.length,
-    postings,
+    postings: packPostings(postings),
   };
 }
 
@@ -111,6 +110,37 @@ export async function prepareAll(documents: readonly IndexDocument[], sliceMs = 
       await yieldToLoop();
       t0 = performance.now();
     }
+  }
+  return [...byUrl.values()];
+}
+
+/**
+ * How an index has documents analysed: in this thread (`inlineAnalyser`:
+ * prepareAll, in slices), or by a pool of worker threads (analysis-pool.ts)
+ * running the same prepareDocument. `analyse` takes documents already
+ * checked and of distinct URLs (latestByUrl) and gives their prepared
+ * forms in the same order, a part at a time, so a writer can store one part
+ * while the next is analysed.
+ */
+export interface DocumentAnalyser {
+  analyse(documents: readonly IndexDocument[]): AsyncIterable<PreparedDocument[]>;
+}
+
+/** The analyser of an index given none: this thread, in slices that yield to the event loop. */
+export const inlineAnalyser: DocumentAnalyser = {
+  async *analyse(documents) {
+    if (documents.length > 0) yield await prepareAll(documents);
+  },
+};
+
+/** The later document of each URL (as prepareAll keeps them), in the order of the later ones; checked first. */
+export function latestByUrl(documents: readonly IndexDocument[]): IndexDocument[] {
+  for (const d of documents) checkDocument(d);
+  const byUrl = new Map<string, IndexDocument>();
+  for (const d of documents) {
+    const url = clean(d.url);
+    byUrl.delete(url);
+    byUrl.set(url, d);
   }
   return [...byUrl.values()];
 }

@@ -26,8 +26,8 @@ import type { Migration } from '../store/migrate.js';
 import { driverMessage, migratePostgres } from '../store/postgres/index.js';
 import { KeyedBatcher } from '../store/postgres/batch.js';
 import {
-  checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
-  type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
+  checkCollection, clean, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,
+  type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
 import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
@@ -35,6 +35,8 @@ import type { RankingParams } from './rank.js';
 export type PostgresSearchIndexOptions = SearchOptions & {
   /** Documents written per step of an upsert's one transaction (default 100; the event loop gets a turn between steps). */
   readonly writeSlice?: number;
+  /** Who analyses documents (default: this thread, in slices); the composition root hands in the worker pool (analysis-pool.ts). */
+  readonly analyser?: DocumentAnalyser;
 } & (
   | {
     /** postgres://user:password@host:port/database */
@@ -143,7 +145,7 @@ export async function openPostgresSearchIndex(options: PostgresSearchIndexOption
     if (own) await pool.end().catch(() => {});
     throw new Error(`Cannot open the PostgreSQL search index: ${driverMessage(e, url)}`, { cause: e });
   }
-  return new PostgresIndex(pool, own, rankingParams(options), Math.max(1, Math.floor(options.writeSlice ?? 100)));
+  return new PostgresIndex(pool, own, rankingParams(options), Math.max(1, Math.floor(options.writeSlice ?? 100)), options.analyser ?? inlineAnalyser);
 }
 
 const DOC_COLUMNS = `d.id, c.name AS collection, d.url, d.title, d.text, d.published_at, d.language, d.analyser, d.country, d.type,
@@ -213,7 +215,10 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     return Array.from({ length: items.length }, () => answer);
   });
 
-  constructor(private readonly pool: pg.Pool, private readonly own: boolean, readonly ranking: RankingParams, private readonly writeSlice: number) {}
+  constructor(
+    private readonly pool: pg.Pool, private readonly own: boolean, readonly ranking: RankingParams, private readonly writeSlice: number,
+    private readonly analyser: DocumentAnalyser = inlineAnalyser,
+  ) {}
 
   private open(): void {
     if (this.closed) throw new Error('the search index is closed');
@@ -399,40 +404,57 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
   async upsert(collection: string, documents: readonly IndexDocument[], now: number): Promise<UpsertResult> {
     this.open();
     checkCollection(collection);
-    const prepared = await prepareAll(documents);
-    if (prepared.length === 0) return { indexed: 0, updated: 0 };
-    return this.transaction(async (c) => {
-      const cid = (await this.lockCollection(c, collection, true))!;
-      const delta = { documents: 0, titleTokens: 0, textTokens: 0, analysers: new Map<string, number>() };
-      const { rows: old } = await c.query<OldDoc & { url: string }>(
-        'SELECT id, url, analyser, title_length, text_length, terms FROM search_documents WHERE cid = $1 AND url = ANY($2::text[])',
-        [cid, prepared.map((d) => d.url)],
-      );
-      await this.forget(c, cid, old, now, delta);
-      // One transaction, written in slices so each step is short work for this process's event loop: the
-      // documents a slice at a time, then the postings a slice of terms at a time (each block written once a call).
-      const written: { id: number; titleLength: number; textLength: number; postings: PreparedDocument['postings'] }[] = [];
-      for (let i = 0; i < prepared.length; i += this.writeSlice) {
-        if (i > 0) await yieldToLoop();
-        const slice = prepared.slice(i, i + this.writeSlice);
-        const ids = await this.insertDocuments(c, cid, slice, now);
-        slice.forEach((d, k) => {
-          written.push({ id: ids[k]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
-          delta.documents++;
-          delta.titleTokens += d.titleLength;
-          delta.textTokens += d.textLength;
-          delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
-        });
-      }
-      const entries = [...entriesByTerm(written)];
-      const termSlice = this.writeSlice * 10;
-      for (let i = 0; i < entries.length; i += termSlice) {
-        await yieldToLoop();
-        await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));
-      }
-      await this.applyDelta(c, cid, delta, now);
-      return { indexed: prepared.length - old.length, updated: old.length };
-    });
+    const docs = latestByUrl(documents);
+    if (docs.length === 0) return { indexed: 0, updated: 0 };
+    // Analysis starts now (in the pool's workers, when there is one) and goes on while the transaction begins and writes.
+    const parts = this.analyser.analyse(docs)[Symbol.asyncIterator]();
+    let next = parts.next();
+    next.catch(() => undefined);
+    try {
+      return await this.transaction(async (c) => {
+        const cid = (await this.lockCollection(c, collection, true))!;
+        const delta = { documents: 0, titleTokens: 0, textTokens: 0, analysers: new Map<string, number>() };
+        const { rows: old } = await c.query<OldDoc & { url: string }>(
+          'SELECT id, url, analyser, title_length, text_length, terms FROM search_documents WHERE cid = $1 AND url = ANY($2::text[])',
+          [cid, docs.map((d) => clean(d.url))],
+        );
+        await this.forget(c, cid, old, now, delta);
+        // One transaction, written in slices so each step is short work for this process's event loop: the
+        // documents a slice at a time as their analysis comes in, then the postings a slice of terms at a time
+        // (each block written once a call).
+        const written: { id: number; titleLength: number; textLength: number; postings: PreparedDocument['postings'] }[] = [];
+        let count = 0;
+        for (let r = await next; r.done !== true; r = await next) {
+          next = parts.next();
+          next.catch(() => undefined);
+          const prepared = r.value;
+          for (let i = 0; i < prepared.length; i += this.writeSlice) {
+            if (count > 0) await yieldToLoop();
+            const slice = prepared.slice(i, i + this.writeSlice);
+            const ids = await this.insertDocuments(c, cid, slice, now);
+            count += slice.length;
+            slice.forEach((d, k) => {
+              written.push({ id: ids[k]!, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
+              delta.documents++;
+              delta.titleTokens += d.titleLength;
+              delta.textTokens += d.textLength;
+              delta.analysers.set(d.analyser, (delta.analysers.get(d.analyser) ?? 0) + 1);
+            });
+          }
+        }
+        const entries = [...entriesByTerm(written)];
+        const termSlice = this.writeSlice * 10;
+        for (let i = 0; i < entries.length; i += termSlice) {
+          await yieldToLoop();
+          await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));
+        }
+        await this.applyDelta(c, cid, delta, now);
+        return { indexed: count - old.length, updated: old.length };
+      });
+    } finally {
+      // A transaction that failed leaves the rest of the analysis to finish unobserved.
+      void parts.return?.(undefined)?.catch(() => undefined);
+    }
   }
 
   /** New documents' entries to each term's last block while it has room, then to new blocks. */
@@ -478,7 +500,7 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
       [
         cid, now, col((d) => d.url), col((d) => d.publishedAt), col((d) => d.language), col((d) => d.analyser), col((d) => d.country),
         col((d) => d.type), col((d) => d.safe), col((d) => d.domain), col((d) => d.titleLength), col((d) => d.textLength),
-        col((d) => d.author), col((d) => d.siteName), col((d) => d.doi), col((d) => d.title), col((d) => d.postings.map((p) => p.term).join(' ')),
+        col((d) => d.author), col((d) => d.siteName), col((d) => d.doi), col((d) => d.title), col((d) => d.postings.terms.join(' ')),
         col((d) => d.text),
       ],
     );

@@ -44,6 +44,11 @@ class Writer {
     this.length += b.length;
   }
 
+  /** The bytes written, in an ArrayBuffer of their own (one a thread can hand over). */
+  copy(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+
   /** The bytes written since `from`, as a new Buffer. */
   take(from = 0): Buffer {
     return Buffer.from(this.buf.subarray(from, this.length));
@@ -299,17 +304,51 @@ export function planRemovals(blocks: ReadonlyMap<number, Uint8Array>, gone: Read
   return { updates, deletes };
 }
 
+/**
+ * A document's postings packed for a write: its terms, each term's title and
+ * text frequencies (`tf`, two per term), and each term's positions already
+ * encoded as a block stores them, one term after another (`positions`, term
+ * i's bytes ending at `ends[i]`). Typed arrays, so a worker thread that
+ * analysed the document hands them over without a copy.
+ */
+export interface PackedPostings {
+  readonly terms: readonly string[];
+  readonly tf: Uint32Array;
+  readonly ends: Uint32Array;
+  readonly positions: Uint8Array;
+}
+
+/** Packs a document's terms with their title and text positions (each list ascending). */
+export function packPostings(list: readonly { readonly term: string; readonly title: readonly number[] | undefined; readonly text: readonly number[] | undefined }[]): PackedPostings {
+  const w = scratch;
+  w.length = 0;
+  const terms: string[] = new Array(list.length);
+  const tf = new Uint32Array(list.length * 2);
+  const ends = new Uint32Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i]!;
+    terms[i] = p.term;
+    tf[2 * i] = p.title?.length ?? 0;
+    tf[2 * i + 1] = p.text?.length ?? 0;
+    writePositions(w, p.title, p.text);
+    ends[i] = w.length;
+  }
+  return { terms, tf, ends, positions: w.copy() };
+}
+
 /** Groups new documents' entries by term, in document order. */
-export function entriesByTerm(docs: readonly { readonly id: number; readonly titleLength: number; readonly textLength: number; readonly postings: readonly { readonly term: string; readonly title: readonly number[] | undefined; readonly text: readonly number[] | undefined }[] }[]): Map<string, Entry[]> {
+export function entriesByTerm(docs: readonly { readonly id: number; readonly titleLength: number; readonly textLength: number; readonly postings: PackedPostings }[]): Map<string, Entry[]> {
   const out = new Map<string, Entry[]>();
   for (const d of [...docs].sort((a, b) => a.id - b.id)) {
-    for (const p of d.postings) {
+    const { terms, tf, ends, positions } = d.postings;
+    for (let i = 0; i < terms.length; i++) {
       const e: Entry = {
-        doc: d.id, tfTitle: p.title?.length ?? 0, tfText: p.text?.length ?? 0, titleLength: d.titleLength, textLength: d.textLength,
-        titlePositions: p.title, textPositions: p.text,
+        doc: d.id, tfTitle: tf[2 * i]!, tfText: tf[2 * i + 1]!, titleLength: d.titleLength, textLength: d.textLength,
+        positions: positions.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!),
       };
-      const list = out.get(p.term);
-      if (list === undefined) out.set(p.term, [e]);
+      const term = terms[i]!;
+      const list = out.get(term);
+      if (list === undefined) out.set(term, [e]);
       else list.push(e);
     }
   }

@@ -29,10 +29,12 @@ import type {
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
 import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/index.js';
+import { isMainThread } from 'node:worker_threads';
 import {
-  checkCollection, prepareAll, rankingParams, runSearch, yieldToLoop,
-  type CollectionInfo, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
+  checkCollection, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,
+  type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
+import { SqliteWriterThread } from './sqlite-writer-thread.js';
 import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
@@ -55,10 +57,33 @@ export interface SqliteSearchIndexOptions extends SearchOptions {
   readonly writeBatchMs?: number;
   /** This connection's page cache in MiB (default 64). */
   readonly cacheMiB?: number;
+  /** Who analyses documents (default: this thread, in slices); the composition root hands in the worker pool (analysis-pool.ts). */
+  readonly analyser?: DocumentAnalyser;
+  /**
+   * Write from a thread of its own, with its own connection to the file
+   * (sqlite-writer-thread.ts): this thread's searches never wait for a write
+   * transaction, and batches can be larger (`writeBatchMs` then bounds how
+   * long other writers of the file wait, default 50 ms). Default: true for a
+   * file, never for ':memory:' (another connection would not see it).
+   */
+  readonly writerThread?: boolean;
 }
 
+/** How long one write transaction holds the file's write lock in the writer thread, by default (ms of wall time). */
+export const WRITER_THREAD_BATCH_MS = 50;
+/**
+ * Calls with fewer documents (or URLs to remove) than this are written on
+ * this thread's connection, in one short transaction, as before the writer
+ * thread: a crawl's or a scrape's page costs less than the hop, and needs
+ * no thread started. SQLite serialises them with the writer thread's.
+ */
+export const WRITER_THREAD_FROM = 16;
+/** Smallest batch the writer thread forms (under load its wall-time measure would shrink batches, and each batch rewrites every term's last block). */
+const WRITER_THREAD_MIN_BATCH = 250;
+
 export type SqliteSearchIndex = SearchIndex & {
-  close(): void;
+  /** Waits for the writer thread to finish what it was given (and stop), then closes the connection. */
+  close(): Promise<void>;
   /** The ranking parameters in use (for the benchmark's report). */
   readonly ranking: RankingParams;
 };
@@ -180,7 +205,11 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     if (encoding !== 'UTF-8') throw new Error(`the search index needs a UTF-8 database; ${options.path} is ${String(encoding)}`);
     migrate(db);
     const fixed = options.writeBatch === undefined ? undefined : Math.max(1, Math.floor(options.writeBatch));
-    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20);
+    const threaded = options.writerThread ?? options.path !== ':memory:';
+    const writer = threaded && options.path !== ':memory:'
+      ? new SqliteWriterThread({ path: options.path, cacheMiB: options.cacheMiB, writeBatch: fixed, writeBatchMs: options.writeBatchMs ?? WRITER_THREAD_BATCH_MS })
+      : undefined;
+    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20, options.analyser ?? inlineAnalyser, writer);
   });
 }
 
@@ -201,8 +230,11 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   /** Documents in the next write batch (adapted to writeBatchMs unless fixed). */
   private batch: number;
 
-  constructor(private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number) {
-    this.batch = fixedBatch ?? 100;
+  constructor(
+    private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number,
+    private readonly analyser: DocumentAnalyser = inlineAnalyser, private readonly writer?: SqliteWriterThread,
+  ) {
+    this.batch = fixedBatch ?? (isMainThread ? 100 : WRITER_THREAD_MIN_BATCH);
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       dataVersion: p('PRAGMA data_version').pluck(),
@@ -213,13 +245,11 @@ class SqliteIndex implements SearchIndex, SearchStorage {
       blocks: p('SELECT count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc').raw(),
       blockOf: p('SELECT id, data FROM search_postings WHERE term = ? AND cid = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       updateBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
-      lastBlocks: p(`SELECT j.value, p.id, p.count FROM json_each(?) j
-        JOIN search_postings p ON p.id = (SELECT id FROM search_postings WHERE term = j.value AND cid = ? ORDER BY first_doc DESC LIMIT 1)`).raw(),
+      // One statement per block, prepared once: cheaper than one statement over a JSON list of hex blobs (half the time per append).
+      lastBlock: p('SELECT id, count FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc DESC LIMIT 1').raw(),
       // Blob || blob is a byte concatenation in a UTF-8 database (checked at open); first_doc is left alone, and so is its index.
-      appendBlocks: p(`UPDATE search_postings SET count = count + v.n, data = CAST(data || unhex(v.hex) AS BLOB)
-        FROM (SELECT value ->> 0 AS id, value ->> 1 AS n, value ->> 2 AS hex FROM json_each(?)) v WHERE search_postings.id = v.id`),
-      insertBlocks: p(`INSERT INTO search_postings (term, cid, first_doc, count, data)
-        SELECT value ->> 0, ?, value ->> 1, value ->> 2, unhex(value ->> 3) FROM json_each(?)`),
+      appendBlock: p('UPDATE search_postings SET count = count + ?, data = CAST(data || ? AS BLOB) WHERE id = ?'),
+      insertBlock: p('INSERT INTO search_postings (term, cid, first_doc, count, data) VALUES (?, ?, ?, ?, ?)'),
       deleteBlock: p('DELETE FROM search_postings WHERE id = ?'),
       findDoc: p('SELECT id, analyser, title_length, text_length, terms FROM search_documents WHERE cid = ? AND url = ?'),
       insertDoc: p(`INSERT INTO search_documents (cid, url, published_at, language, analyser, country, type, safe, domain, indexed_at,
@@ -335,23 +365,76 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   async upsert(collection: string, documents: readonly IndexDocument[], now: number): Promise<UpsertResult> {
     this.open();
     checkCollection(collection);
-    const prepared = await prepareAll(documents);
+    const docs = latestByUrl(documents);
+    if (docs.length === 0) return { indexed: 0, updated: 0 };
+    if (this.writer !== undefined && docs.length >= WRITER_THREAD_FROM) {
+      // Each part goes to the writer thread as soon as it is analysed; the writer batches parts of one call together.
+      const call = this.writer.begin(collection, now);
+      try {
+        for await (const part of this.analyser.analyse(docs)) {
+          this.open();
+          call.send(part);
+        }
+      } catch (e) {
+        call.abandon();
+        throw e;
+      }
+      const r = await call.end();
+      this.cache.clear();
+      return r;
+    }
+    let indexed = 0;
+    let updated = 0;
+    let first = true;
+    for await (const part of this.analyser.analyse(docs)) {
+      if (!first) await yieldToLoop();
+      first = false;
+      const r = await this.writePrepared(collection, part, now);
+      indexed += r.indexed;
+      updated += r.updated;
+    }
+    return { indexed, updated };
+  }
+
+  /** Writes prepared documents (of distinct URLs) in consecutive batches, yielding to the event loop between them. */
+  async writePrepared(collection: string, prepared: readonly PreparedDocument[], now: number): Promise<UpsertResult> {
     let indexed = 0;
     let updated = 0;
     for (let i = 0; i < prepared.length;) {
       if (i > 0) await yieldToLoop();
       this.open();
-      const slice = prepared.slice(i, i + this.batch);
-      // CPU time, not wall time: on a busy machine the wall clock also counts other processes' turns.
-      const c0 = process.cpuUsage();
-      const r = this.writeDocuments(collection, slice, now);
-      const c = process.cpuUsage(c0);
-      this.adapt(slice.length, (c.user + c.system) / 1000);
-      i += slice.length;
+      const r = this.writeBatch(collection, prepared.slice(i, i + this.batch), now);
+      i += r.written;
       indexed += r.indexed;
       updated += r.updated;
     }
     return { indexed, updated };
+  }
+
+  /** Documents the next batch should hold. */
+  nextBatch(): number {
+    return this.batch;
+  }
+
+  /**
+   * Writes one batch in one transaction and sizes the next from how long it
+   * took: CPU time on the main thread (on a busy machine the wall clock also
+   * counts other processes' turns), wall time in the writer thread (what
+   * other writers of the file wait; process CPU time there counts every thread).
+   */
+  writeBatch(collection: string, batch: readonly PreparedDocument[], now: number): UpsertResult & { written: number } {
+    const c0 = isMainThread ? process.cpuUsage() : undefined;
+    const t0 = performance.now();
+    const r = this.writeDocuments(collection, batch, now);
+    let ms: number;
+    if (c0 !== undefined) {
+      const c = process.cpuUsage(c0);
+      ms = (c.user + c.system) / 1000;
+    } else {
+      ms = performance.now() - t0;
+    }
+    this.adapt(batch.length, ms);
+    return { ...r, written: batch.length };
   }
 
   private collectionId(name: string): number {
@@ -378,17 +461,19 @@ class SqliteIndex implements SearchIndex, SearchStorage {
 
   /**
    * Appends new documents' entries (ids above every stored one) to each
-   * term's last block, opening blocks as they fill: one statement finds the
-   * last blocks, one appends to them (blob concatenation in SQL), one inserts
-   * the new blocks, however many terms the batch has.
+   * term's last block (blob concatenation in SQL), opening blocks as they
+   * fill.
    */
   private appendEntries(cid: number, entries: Map<string, Entry[]>): void {
     if (entries.size === 0) return;
     const last = new Map<string, [number, number]>();
-    for (const [term, id, count] of this.s.lastBlocks.all(JSON.stringify([...entries.keys()]), cid) as [string, number, number][]) last.set(term, [id, count]);
+    for (const term of entries.keys()) {
+      const b = this.s.lastBlock.get(term, cid) as [number, number] | undefined;
+      if (b !== undefined) last.set(term, b);
+    }
     const { appends, inserts } = planAppends(entries, last);
-    if (appends.length > 0) this.s.appendBlocks.run(JSON.stringify(appends.map(([id, n, data]) => [id, n, data.toString('hex')])));
-    if (inserts.length > 0) this.s.insertBlocks.run(cid, JSON.stringify(inserts.map(([term, first, n, data]) => [term, first, n, data.toString('hex')])));
+    for (const [id, n, data] of appends) this.s.appendBlock.run(n, data, id);
+    for (const [term, first, n, data] of inserts) this.s.insertBlock.run(term, cid, first, n, data);
   }
 
   private applyDelta(cid: number, d: Delta, now: number): void {
@@ -419,7 +504,7 @@ class SqliteIndex implements SearchIndex, SearchStorage {
         const id = Number(this.s.insertDoc.run({
           cid, url: d.url, publishedAt: d.publishedAt, language: d.language, analyser: d.analyser, country: d.country, type: d.type,
           safe: d.safe === null ? null : d.safe ? 1 : 0, domain: d.domain, now, titleLength: d.titleLength, textLength: d.textLength,
-          author: d.author, siteName: d.siteName, doi: d.doi, title: d.title, terms: d.postings.map((p) => p.term).join(' '), text: d.text,
+          author: d.author, siteName: d.siteName, doi: d.doi, title: d.title, terms: d.postings.terms.join(' '), text: d.text,
         }).lastInsertRowid);
         delta.documents++;
         delta.titleTokens += d.titleLength;
@@ -455,12 +540,24 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   private adapt(documents: number, ms: number): void {
     if (this.fixedBatch !== undefined || documents < 8 || ms <= 0) return;
     const fit = (this.batchMs * documents) / ms;
-    this.batch = Math.round(Math.min(2000, Math.max(50, 0.5 * this.batch + 0.5 * fit)));
+    this.batch = Math.round(Math.min(2000, Math.max(isMainThread ? 50 : WRITER_THREAD_MIN_BATCH, 0.5 * this.batch + 0.5 * fit)));
   }
 
   async remove(collection: string, urls: readonly string[], now: number): Promise<number> {
     this.open();
     checkCollection(collection);
+    if (this.writer !== undefined && new Set(urls).size >= WRITER_THREAD_FROM) {
+      // In the writer's queue, after the writes asked for before it.
+      const n = await this.writer.remove(collection, [...new Set(urls)], now);
+      this.cache.clear();
+      return n;
+    }
+    return this.removeHere(collection, urls, now);
+  }
+
+  /** remove() on this connection. */
+  async removeHere(collection: string, urls: readonly string[], now: number): Promise<number> {
+    this.open();
     const unique = [...new Set(urls)];
     let removed = 0;
     const size = this.fixedBatch ?? Math.max(this.batch, 100);
@@ -514,9 +611,27 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     return { collections, bytes };
   }
 
-  close(): void {
+  /** Closes the connection, after the writer thread (if any) has finished what it was given and closed its own. */
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.db.close();
+    try {
+      await this.writer?.close();
+    } finally {
+      this.db.close();
+    }
   }
+}
+
+/** What the writer thread (sqlite-writer.ts) uses of an index opened on its own connection. */
+export interface SqliteSearchWriter {
+  nextBatch(): number;
+  writeBatch(collection: string, batch: readonly PreparedDocument[], now: number): UpsertResult & { written: number };
+  removeHere(collection: string, urls: readonly string[], now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The index on a connection of its own that writes in this thread (the writer thread's). */
+export function openSqliteSearchWriter(options: Omit<SqliteSearchIndexOptions, 'writerThread' | 'analyser'>): SqliteSearchWriter {
+  return openSqliteSearchIndex({ ...options, writerThread: false }) as unknown as SqliteSearchWriter;
 }

@@ -35,9 +35,16 @@
 // Targets: nDCG@10 >= 0.70 on both backends, SQLite p50 < 2 ms and p99 <
 // 10 ms, >= 2,000 documents/s indexed, p99 < 50 ms while importing.
 // Prints a table and writes benchmarks/results/search.json.
+// Both indexes are opened as config/store.ts opens them: documents analysed
+// by the worker pool (adapters/search-index/analysis-pool.ts), SQLite
+// written from its writer thread.
 // Settings: SCOUR_SHARED_DATA, SEARCH_BENCH_PG_URL (admin URL; default
 // postgres://postgres@127.0.0.1:5432/postgres; "none" skips PostgreSQL),
-// SEARCH_BENCH_IMPORT (documents, default 10000), SEARCH_BENCH_OUT.
+// SEARCH_BENCH_IMPORT (documents, default 10000), SEARCH_BENCH_OUT,
+// SEARCH_BENCH_WORKERS (analysis workers; default as the server's, 0: in the
+// main thread), SEARCH_BENCH_DIST (another build's dist/ directory, for a
+// same-run comparison with an earlier version; one without the pool is
+// opened without it).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -54,14 +61,19 @@ const IMPORT_DOCS = Number(process.env.SEARCH_BENCH_IMPORT ?? 10_000);
 const BATCH = 1000;
 const TARGETS = { ndcg10: 0.7, p50Ms: 2, p99Ms: 10, docsPerSecond: 2000, importP99Ms: 50 };
 
-const { openSqliteSearchIndex } = await import(join(root, 'dist/adapters/search-index/sqlite.js'));
-const { openPostgresSearchIndex } = await import(join(root, 'dist/adapters/search-index/postgres.js'));
-const core = await import(join(root, 'dist/core/search.js'));
+const dist = process.env.SEARCH_BENCH_DIST ?? join(root, 'dist');
+const { openSqliteSearchIndex } = await import(join(dist, 'adapters/search-index/sqlite.js'));
+const { openPostgresSearchIndex } = await import(join(dist, 'adapters/search-index/postgres.js'));
+const core = await import(join(dist, 'core/search.js'));
 const { parseQuery } = core;
 const { availableCollections, benchCollection } = await import('./collections.mjs');
 const { COLLECTIONS } = await import('../ir/collections.mjs');
 /** The ranking before issue 28 (tuned on SciFact alone): request words weighed like any other. */
 const BEFORE_ISSUE_28 = { requestWordWeight: 1 };
+const poolModule = await import(join(dist, 'adapters/search-index/analysis-pool.js')).catch(() => undefined);
+const WORKERS = process.env.SEARCH_BENCH_WORKERS === undefined ? undefined : Number(process.env.SEARCH_BENCH_WORKERS);
+const analyser = poolModule === undefined ? undefined : new poolModule.AnalysisPool(WORKERS === undefined ? {} : { workers: WORKERS });
+const withAnalyser = (options) => (analyser === undefined ? options : { ...options, analyser });
 
 const FILTERS = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
 const corpus = loadCorpus();
@@ -232,12 +244,12 @@ try {
   results.push(await fts5Baseline(dir));
   results.push(await fts5Baseline(dir, 'porter unicode61'));
   console.error('fts5 done');
-  results.push(await benchIndex('Scour index, SQLite (embedded)', () => openSqliteSearchIndex({ path: join(dir, 'scour.db') })));
+  results.push(await benchIndex('Scour index, SQLite (embedded)', () => openSqliteSearchIndex(withAnalyser({ path: join(dir, 'scour.db') }))));
   console.error('sqlite done');
   const db = await pgDatabase();
   if (db !== undefined) {
     try {
-      results.push(await benchIndex('Scour index, PostgreSQL', () => openPostgresSearchIndex({ url: db.url })));
+      results.push(await benchIndex('Scour index, PostgreSQL', () => openPostgresSearchIndex(withAnalyser({ url: db.url }))));
       console.error('postgres done');
     } finally {
       await db.drop();
@@ -261,6 +273,7 @@ try {
     }
   }
 } finally {
+  await analyser?.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -317,6 +330,8 @@ if (devMet.length > 0) {
 
 writeFileSync(OUT, `${JSON.stringify({
   benchmark: 'BEIR SciFact (5,183 abstracts, 300 test queries)',
+  dist,
+  analysis_workers: analyser === undefined ? null : analyser.size,
   date: new Date().toISOString(),
   node: process.version,
   cpu: cpus()[0]?.model,
