@@ -210,10 +210,12 @@ function listMarkerAt(text: string, at: number, end: number): number {
   } else if (c === '#') {
     while (i < end && text[i] === '#') i++;
   } else if (c === '(') {
+    // (1), (12), (a), (B), (iv): a number, one letter or a small roman numeral.
     i++;
     let n = 0;
-    while (i < end && n < 3 && (isDigitCode(text.charCodeAt(i)) || isLetterAt(text, i))) { i++; n++; }
-    if (n === 0 || text[i] !== ')') return 0;
+    while (i < end && n < 4 && (isDigitCode(text.charCodeAt(i)) || isLetterAt(text, i))) { i++; n++; }
+    const inner = text.slice(at + 1, i);
+    if (n === 0 || text[i] !== ')' || !(/^\d{1,2}$/.test(inner) || inner.length === 1 || /^[ivx]{1,4}$/.test(inner))) return 0;
     i++;
   } else if (isDigitCode(text.charCodeAt(at))) {
     let n = 0;
@@ -230,6 +232,16 @@ function listMarkerAt(text: string, at: number, end: number): number {
   while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
   if (i === after || i >= end) return 0;
   return i - at;
+}
+
+/** Whether only spaces and tabs stand between `at` and the start of its line (scanning back stops at the first other character). */
+function atLineStart(text: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = text[i];
+    if (c === '\n') return true;
+    if (c !== ' ' && c !== '\t' && c !== '\r') return false;
+  }
+  return true;
 }
 
 /** The length of the first word of [from, to). */
@@ -315,8 +327,13 @@ function hardBreak(text: string, l: Line, n: Line, width: number, lowerCase: boo
   if (listMarkerAt(text, n.cs, n.ce) > 0) return true;
   // The sentence plainly goes on: the line ends in a comma, a hyphen or a function word, or the next line goes on in lower case.
   const last = text[l.ce - 1]!;
-  if (last === ',' || last === '-' || last === '–' || last === '(' || last === '/' || last === '&') return false;
-  if (CONTINUES.has(lastWord(text, l.cs, l.ce))) return false;
+  // (A line of one or two words is a heading, a menu entry or a label whatever it ends with.)
+  let spaces = 0;
+  for (let i = l.cs; i < l.ce && spaces < 2; i++) if (text[i] === ' ') spaces++;
+  if (spaces >= 2) {
+    if (last === ',' || last === '-' || last === '–' || last === '(' || last === '/' || last === '&') return false;
+    if (CONTINUES.has(lastWord(text, l.cs, l.ce))) return false;
+  }
   let next = n.cs;
   while (next < n.ce && OPENERS.has(text[next]!)) next++;
   if (!lowerCase && isLowerAt(text, next)) return false;
@@ -368,7 +385,7 @@ function endsSentence(text: string, from: number, at: number, after: number, nex
   if (word.length === 1 && isUpperAt(word, 0)) return false;
   if (word.length >= 3 && word.split('.').every((p) => p.length === 1 && isUpperAt(p, 0))) return false;
   // The number of a numbered list item ("1.  What ...") at a line's start.
-  if (/^\d{1,3}$/.test(word) && (at - word.length === 0 || text[at - word.length - 1] === '\n' || /^\s*$/.test(text.slice(text.lastIndexOf('\n', at) + 1, at - word.length)))) return false;
+  if (/^\d{1,3}$/.test(word) && atLineStart(text, at - word.length)) return false;
   // Lower case after a full stop goes on (approx. three, Ph.D. student), except in text written in lower case.
   if (nextLower && !lowerCase) return false;
   return true;
@@ -380,7 +397,9 @@ function endsSentence(text: string, from: number, at: number, after: number, nex
 /** Words of a text (lower case), for telling a hyphenated word from a compound. */
 function vocabularyOf(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
+  // The halves of words broken at a line end are not words of the text.
+  const whole = text.toLowerCase().replace(/\p{L}+-[ \t]*\r?\n\s*\p{L}+/gu, ' ');
+  for (const m of whole.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
     out.add(m[0]);
     if (m[0].includes('-')) for (const p of m[0].split('-')) out.add(`\u0000${p}`);
   }
@@ -517,16 +536,7 @@ export function sentenceSpans(text: string): SentenceSpan[] {
     while (s < e && isWs(text.charCodeAt(s))) s++;
     while (e > s && isWs(text.charCodeAt(e - 1))) e--;
     // A list marker at the start of a line is not part of the sentence.
-    if (s < e && (s === 0 || text[s - 1] === '\n' || isWs(text.charCodeAt(s - 1)))) {
-      const lineStart = text.lastIndexOf('\n', s - 1) + 1;
-      let onlySpace = true;
-      for (let x = lineStart; x < s; x++) if (!isWs(text.charCodeAt(x))) { onlySpace = false; break; }
-      if (onlySpace) {
-        const lineEnd = text.indexOf('\n', s);
-        const marker = listMarkerAt(text, s, lineEnd === -1 ? e : Math.min(e, lineEnd));
-        if (marker > 0) s += marker;
-      }
-    }
+    if (s < e && atLineStart(text, s)) s += listMarkerAt(text, s, e);
     if (s >= e) continue;
     let content = false;
     for (let x = s; x < e && !content; x++) content = isLetterAt(text, x) || isDigitCode(text.charCodeAt(x));
