@@ -50,7 +50,9 @@
  * has a finite verb (wink-nlp's part-of-speech tags, read with the word's
  * form: a finite auxiliary or modal, a verb in -s, a past form or a plain
  * present form after its subject; not an infinitive, a gerund or a
- * participle with no subject); and is none of: a labelled line
+ * participle with no subject; and a word tagged as a noun that
+ * compromise's lexicon lists as a verb, after a plural subject and before
+ * no other noun: "batteries charge five times"); and is none of: a labelled line
  * (`Keywords:`, `Tags:`, `Posted by`, `By ...`, `Index terms`, ...), a
  * caption (`Figure 3.`, `Table 2:`), a table row (tabs, `|`, runs of
  * spaces), a title-case line (most of its longer words capitalised), a
@@ -93,6 +95,18 @@ function posNlp(): Wink {
     posOnly = { nlp, its: nlp.its, as: nlp.as };
   }
   return posOnly;
+}
+
+let verbs: Readonly<Record<string, string>> | undefined;
+/** compromise's lexicon, for the words it lists as verbs (Infinitive, PresentTense); loaded on first use. */
+function verbLexicon(): Readonly<Record<string, string>> {
+  if (verbs === undefined) {
+    const nlp = require('compromise') as { model(): { one: { lexicon: Record<string, string | string[]> } } };
+    const out: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const [w, tag] of Object.entries(nlp.model().one.lexicon)) if (tag === 'Infinitive' || tag === 'PresentTense') out[w] = tag;
+    verbs = out;
+  }
+  return verbs;
 }
 
 /** A sentence: `text.slice(start, end)` as stored, and how it reads. */
@@ -599,6 +613,20 @@ export function hasFiniteVerb(sentence: string): boolean {
     const p = pos[i]!;
     if (p === 'AUX') {
       if (FINITE_AUX.has(w) && words[i - 1] !== 'to') found = true;
+      continue;
+    }
+    if (p === 'NOUN') {
+      // The tagger reads some present forms after a plural subject as nouns (batteries charge five times ...): a word
+      // compromise's lexicon knows as a verb, after a plural noun or a pronoun, before no other noun, is one.
+      const tag = verbLexicon()[w];
+      if (tag === undefined || i === 0) continue;
+      let k = i - 1;
+      while (k >= 0 && pos[k] === 'ADV') k--;
+      const next = pos[i + 1];
+      if (k < 0 || next === 'NOUN' || next === 'PROPN' || next === undefined || next === 'PUNCT') continue;
+      const prev = words[k]!;
+      const plural = pos[k] === 'PRON' || PLURALS.has(prev) || (pos[k] === 'NOUN' && prev.endsWith('s') && !prev.endsWith('ss'));
+      if ((tag === 'Infinitive' && plural) || (tag === 'PresentTense' && (pos[k] === 'NOUN' || pos[k] === 'PROPN' || pos[k] === 'PRON'))) found = true;
       continue;
     }
     if (p !== 'VERB') continue;
