@@ -152,12 +152,19 @@ export interface ResearchSource {
   readonly quality: number;
 }
 
-/** A sentence of a source: `source.text.slice(start, end) === text`. */
+/**
+ * A sentence of a source: `source.text.slice(start, end) === text`, line
+ * breaks and all; `reading` is how it reads (white space collapsed,
+ * line-end hyphenation undone), what a report shows as prose. Evidence
+ * always quotes `text` at its offsets.
+ */
 export interface Sentence {
   readonly sourceId: string;
   readonly start: number;
   readonly end: number;
   readonly text: string;
+  /** The sentence as read (absent: `text` reads as it is). */
+  readonly reading?: string;
   /** Index within its source. */
   readonly index: number;
 }

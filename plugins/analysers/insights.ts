@@ -3,15 +3,20 @@
  * a model.
  *
  * 1. Candidates: the most relevant sentences of the corpus (relevance >=
- *    0.15; 40 to 400 characters; at least 4 terms; not boilerplate), at
- *    most 60 / 120 / 200 by depth.
+ *    0.15; 40 to 400 characters; at least 4 terms; not boilerplate) that
+ *    are statements a reader would accept (`isStatement`: a finite verb,
+ *    six words or more, starting and ending as a sentence does; never a
+ *    keyword line, byline, title or caption), at most 60 / 120 / 200 by
+ *    depth.
  * 2. Grouping, most relevant first: a sentence joins the first group whose
  *    statement it resembles (cosine of idf-weighted term sets >= 0.3), else
  *    it starts a group. With cross_reference, a resembling sentence of the
  *    opposite polarity (a negation, or a change word of the other direction:
  *    increase / decrease, higher / lower, ...) contradicts the group instead.
- * 3. A group's statement is its first sentence (the most relevant), quoted
- *    verbatim; its evidence is the best sentence of each supporting source
+ * 3. A group's statement is its first sentence (the most relevant) as it
+ *    reads (line breaks as spaces, line-end hyphenation undone; nothing
+ *    else changed), and `statement_evidence` quotes it verbatim at its
+ *    offsets; its evidence is the best sentence of each supporting source
  *    (at most 5).
  * 4. confidence = 0.5 agreement + 0.25 relevance + 0.15 quality + 0.1 recency
  *    (agreement across independent sites weighs most: one site saying a
@@ -27,6 +32,7 @@
  *    depth, highest confidence first.
  */
 import { definePlugin } from '../../core/plugin.js';
+import { isStatementSentence, readingOfSentence } from './nlp.js';
 import {
   evidenceOf, round4, type AnalyserPlugin, type Corpus, type Evidence, type KeyInsight, type ResearchSource, type Sentence,
 } from '../../core/research.js';
@@ -94,10 +100,14 @@ export function findInsights(corpus: Corpus): KeyInsight[] {
     }
   }
   pool.sort((a, b) => b.r - a.r || (a.s.sourceId < b.s.sourceId ? -1 : a.s.sourceId > b.s.sourceId ? 1 : a.s.start - b.s.start));
-  const top = pool.slice(0, CANDIDATES[depth]);
+  const top: { s: Sentence; r: number }[] = [];
+  for (const p of pool) {
+    if (top.length >= CANDIDATES[depth]) break;
+    if (isStatementSentence(corpus, p.s)) top.push(p);
+  }
 
   // idf over the candidates' sources' sentences.
-  const termLists = top.map((p) => corpus.terms(p.s.text));
+  const termLists = top.map((p) => corpus.terms(readingOfSentence(p.s)));
   const df = new Map<string, number>();
   for (const terms of termLists) for (const t of new Set(terms)) df.set(t, (df.get(t) ?? 0) + 1);
   const n = Math.max(1, top.length);
@@ -109,7 +119,7 @@ export function findInsights(corpus: Corpus): KeyInsight[] {
     for (const t of terms) vec.set(t, Math.log(1 + n / (df.get(t) ?? 1)));
     let norm = 0;
     for (const w of vec.values()) norm += w * w;
-    cands.push({ sentence: p.s, source: byId.get(p.s.sourceId)!, relevance: p.r, vec, norm: Math.sqrt(norm), polarity: polarity(p.s.text) });
+    cands.push({ sentence: p.s, source: byId.get(p.s.sourceId)!, relevance: p.r, vec, norm: Math.sqrt(norm), polarity: polarity(readingOfSentence(p.s)) });
   });
 
   const groups: Group[] = [];
@@ -146,7 +156,7 @@ export function findInsights(corpus: Corpus): KeyInsight[] {
     const top = new Set([...weights.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 3).map(([t]) => t));
     // Said with the statement's own words (not the stems), in its order.
     const words: string[] = [];
-    for (const m of g.head.sentence.text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
+    for (const m of readingOfSentence(g.head.sentence).matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu)) {
       const t = corpus.terms(m[0])[0];
       if (t !== undefined && top.has(t)) {
         top.delete(t);
@@ -157,7 +167,7 @@ export function findInsights(corpus: Corpus): KeyInsight[] {
     const statementEvidence = evidenceOf(g.head.sentence);
     const base: KeyInsight = {
       id: '',
-      statement: g.head.sentence.text,
+      statement: readingOfSentence(g.head.sentence),
       statement_evidence: statementEvidence,
       confidence: round4(confidence),
       confidence_parts: { agreement: round4(agreement), relevance: round4(relevance), quality: round4(quality), recency: round4(recency) },

@@ -6,7 +6,9 @@
  *
  * - wink-nlp with wink-eng-lite-web-model: one shared instance with the
  *   `negation`, `sentiment` and `pos` pipes (no sentence splitting: every
- *   document it reads is one sentence of the corpus).
+ *   document it reads is one sentence of the corpus), from
+ *   plugins/sdk/sentences.ts, which also finds the sentences and tells
+ *   statements from keyword lines, bylines and titles.
  * - compromise: people, organisations and places.
  * - chrono-node: dates written in the text.
  *
@@ -15,31 +17,15 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AsHelpers, ItsHelpers, WinkMethods } from 'wink-nlp';
-import type { Corpus, Sentence } from '../../core/research.js';
+import type { Corpus, ResearchSource, Sentence } from '../../core/research.js';
+import { isStatement, readingOf, textShape, type TextShape } from '../sdk/sentences.js';
 
 const require = createRequire(import.meta.url);
 
 export type Compromise = typeof import('compromise').default;
 export type Chrono = typeof import('chrono-node');
 
-export interface Wink {
-  readonly nlp: WinkMethods;
-  readonly its: ItsHelpers;
-  readonly as: AsHelpers;
-}
-
-let wink: Wink | undefined;
-/** The shared wink-nlp instance (created on first use). */
-export function winkNlp(): Wink {
-  if (wink === undefined) {
-    const create = require('wink-nlp') as (model: unknown, pipe?: string[]) => WinkMethods;
-    const model = require('wink-eng-lite-web-model') as unknown;
-    const nlp = create(model, ['negation', 'sentiment', 'pos']);
-    wink = { nlp, its: nlp.its, as: nlp.as };
-  }
-  return wink;
-}
+export { winkNlp, type Wink } from '../sdk/sentences.js';
 
 let compromise: Compromise | undefined;
 /** compromise (its CommonJS build, loaded on first use). */
@@ -193,4 +179,31 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
   let inter = 0;
   for (const t of small) if (large.has(t)) inter++;
   return inter / (a.size + b.size - inter);
+}
+
+/** How a corpus sentence reads (its `reading`, else its text). */
+export const readingOfSentence = (s: Sentence): string => s.reading ?? s.text;
+
+const shapeCache = new WeakMap<ResearchSource, TextShape>();
+const statementCache = new WeakMap<Sentence, boolean>();
+
+/**
+ * Whether a corpus sentence is a statement a reader would accept
+ * (`isStatement` under its source's shape: lower-case sources may start
+ * sentences in lower case, sources with no terminal punctuation need
+ * none); computed once per sentence object.
+ */
+export function isStatementSentence(corpus: Corpus, s: Sentence): boolean {
+  let v = statementCache.get(s);
+  if (v === undefined) {
+    const source = corpus.sources.find((x) => x.id === s.sourceId);
+    let shape: TextShape = { lowerCase: false, unpunctuated: false };
+    if (source !== undefined) {
+      const known = shapeCache.get(source);
+      if (known === undefined) { shape = textShape(source.text); shapeCache.set(source, shape); } else shape = known;
+    }
+    v = isStatement(s.reading ?? readingOf(s.text), shape);
+    statementCache.set(s, v);
+  }
+  return v;
 }

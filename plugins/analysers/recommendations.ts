@@ -35,7 +35,8 @@ interface TrendLike { readonly topic: string; readonly direction: string; readon
 interface EntityLike { readonly name: string; readonly sources: readonly string[]; readonly sentiment?: { readonly score: number; readonly label: string } }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-const quote = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
+/** A statement quoted whole (insight statements are at most 400 characters; a longer one, from a rewriter, is cut at a word). */
+const quote = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
 
 const VERB: Readonly<Record<string, string>> = {
   general: 'Act on the finding',

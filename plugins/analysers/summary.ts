@@ -5,7 +5,10 @@
  * 1. Candidates: the 300 most relevant sentences with relevance >= 0.05 to
  *    the question, 40 to 400 characters, not boilerplate (cookie,
  *    subscription, copyright notices, text in capitals, mostly digits),
- *    with >= 3 distinct terms (corpus.terms).
+ *    statements a reader would accept (`isStatement`: a finite verb, six
+ *    words or more, starting and ending as a sentence does; never a keyword
+ *    line, byline, title or caption), with >= 3 distinct terms
+ *    (corpus.terms of the sentence as it reads).
  * 2. TextRank (Mihalcea and Tarau, 2004) over the candidates: edge weight
  *    = |shared terms| / (log |terms i| + log |terms j|), distinct terms;
  *    weighted PageRank with damping 0.85, iterated until no score moves by
@@ -13,17 +16,25 @@
  * 3. score = 0.5 TextRank / best TextRank + 0.5 relevance.
  * 4. MMR, lambda 0.7: repeatedly pick the candidate maximising 0.7 score -
  *    0.3 (highest Jaccard of terms with a picked sentence); a candidate
- *    whose Jaccard with a picked sentence exceeds 0.6 is a near duplicate
- *    and never picked. 3 / 5 / 8 sentences by depth (quick / standard /
- *    comprehensive), in the order picked.
- * 5. `executive_summary`: the sentences, each followed by its source's
- *    citation marker (` [3]` for src_3), joined by a space; the sentences
- *    are untouched. `summary_evidence`: each sentence's exact span.
+ *    whose Jaccard with a picked sentence exceeds 0.6, or whose terms are
+ *    80% or more inside a picked sentence's (or the other way round), is a
+ *    near duplicate and never picked. 3 / 5 / 8 sentences by depth (quick /
+ *    standard / comprehensive).
+ * 5. Order, so the summary reads as prose: first the picked sentence most
+ *    relevant to the question (its main topic), then the others that agree
+ *    with the corpus, most central first (TextRank), then those that state
+ *    a disagreement or a limit (however, but, although, not, only,
+ *    limited, unclear, fails, ...), most central first.
+ * 6. `executive_summary`: each sentence as it reads (line breaks as
+ *    spaces, line-end hyphenation undone, nothing else changed) followed
+ *    by its source's citation marker (` [3]` for src_3), joined by a
+ *    space. `summary_evidence`: each sentence's exact span, in the same
+ *    order.
  * With generate_summary false the summary is "" and there is no evidence.
  */
 import { definePlugin } from '../../core/plugin.js';
 import { evidenceOf, type AnalyserPlugin, type Corpus, type Evidence, type Sentence } from '../../core/research.js';
-import { isBoilerplateSentence, jaccard, markerOf, rankedSentences } from './nlp.js';
+import { isBoilerplateSentence, isStatementSentence, jaccard, markerOf, rankedSentences, readingOfSentence } from './nlp.js';
 
 export const CANDIDATES = 300;
 export const MIN_RELEVANCE = 0.05;
@@ -35,6 +46,7 @@ export const TOLERANCE = 1e-6;
 export const MAX_ROUNDS = 100;
 export const LAMBDA = 0.7;
 export const DUPLICATE = 0.6;
+export const CONTAINED = 0.8;
 export const SENTENCES = { quick: 3, standard: 5, comprehensive: 8 } as const;
 
 export interface Summary {
@@ -46,6 +58,29 @@ interface Cand {
   readonly s: Sentence;
   readonly r: number;
   readonly terms: ReadonlySet<string>;
+}
+
+/** Words that mark a statement of disagreement or of a limit (the summary says these last). */
+const LIMITS = new Set([
+  'however', 'but', 'although', 'though', 'whereas', 'yet', 'despite', 'nevertheless', 'nonetheless', 'contrary', 'contrast', 'not',
+  'no', 'never', 'cannot', "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", 'only', 'limited', 'limitation',
+  'limitations', 'limit', 'unclear', 'unknown', 'uncertain', 'fail', 'fails', 'failed', 'disagree', 'disagrees', 'drawback', 'drawbacks',
+  'disadvantage', 'disadvantages', 'inadequate', 'insufficient', 'less', 'lack', 'lacks', 'problem', 'problems', 'difficult', 'difficulty',
+]);
+
+/** Whether a sentence states a disagreement or a limit. */
+export function statesLimit(reading: string): boolean {
+  for (const w of reading.toLowerCase().split(/[^\p{L}'’]+/u)) if (LIMITS.has(w.replace('’', "'"))) return true;
+  return false;
+}
+
+/** Share of the smaller term set found in the larger one. */
+function containment(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  if (small.size === 0) return 0;
+  let inside = 0;
+  for (const t of small) if (large.has(t)) inside++;
+  return inside / small.size;
 }
 
 /** TextRank scores of term sets (weighted PageRank over the sentence similarity graph). */
@@ -101,11 +136,11 @@ export function summarise(corpus: Corpus): Summary {
   const depth = corpus.plan.depth;
   const count = SENTENCES[depth] ?? SENTENCES.standard;
   const ranked = rankedSentences(corpus, CANDIDATES * 4, (s, r) =>
-    r >= MIN_RELEVANCE && s.text.length >= MIN_CHARS && s.text.length <= MAX_CHARS && !isBoilerplateSentence(s));
+    r >= MIN_RELEVANCE && s.text.length >= MIN_CHARS && s.text.length <= MAX_CHARS && !isBoilerplateSentence(s) && isStatementSentence(corpus, s));
   const cands: Cand[] = [];
   for (const x of ranked) {
     if (cands.length >= CANDIDATES) break;
-    const terms = new Set(corpus.terms(x.s.text));
+    const terms = new Set(corpus.terms(readingOfSentence(x.s)));
     if (terms.size < MIN_TERMS) continue;
     cands.push({ ...x, terms });
   }
@@ -122,8 +157,12 @@ export function summarise(corpus: Corpus): Summary {
     for (let i = 0; i < cands.length; i++) {
       if (out.has(i)) continue;
       let sim = 0;
-      for (const p of picked) sim = Math.max(sim, jaccard(cands[i]!.terms, cands[p]!.terms));
-      if (sim > DUPLICATE) { out.add(i); continue; }
+      let dup = false;
+      for (const p of picked) {
+        sim = Math.max(sim, jaccard(cands[i]!.terms, cands[p]!.terms));
+        if (containment(cands[i]!.terms, cands[p]!.terms) >= CONTAINED) dup = true;
+      }
+      if (dup || sim > DUPLICATE) { out.add(i); continue; }
       const value = LAMBDA * score[i]! - (1 - LAMBDA) * sim;
       if (value > pickValue) { pickValue = value; pick = i; }
     }
@@ -131,14 +170,21 @@ export function summarise(corpus: Corpus): Summary {
     picked.push(pick);
     out.add(pick);
   }
-  const sentences = picked.map((i) => cands[i]!.s);
+  // The question's main topic first, then agreement, then disagreement or limits.
+  let lead = -1;
+  for (const i of picked) if (lead < 0 || cands[i]!.r > cands[lead]!.r) lead = i;
+  const rest = picked.filter((i) => i !== lead).sort((a, b) => tr[b]! - tr[a]! || a - b);
+  const limits = rest.filter((i) => statesLimit(readingOfSentence(cands[i]!.s)));
+  const agree = rest.filter((i) => !limits.includes(i));
+  const order = lead < 0 ? [] : [lead, ...agree, ...limits];
+  const sentences = order.map((i) => cands[i]!.s);
   return {
-    executive_summary: sentences.map((s) => `${s.text} ${markerOf(s.sourceId)}`).join(' '),
+    executive_summary: sentences.map((s) => `${readingOfSentence(s)} ${markerOf(s.sourceId)}`).join(' '),
     summary_evidence: sentences.map(evidenceOf),
   };
 }
 
-export const SUMMARY_METHOD = `extractive: TextRank (term-overlap similarity, damping ${DAMPING}) over the ${CANDIDATES} most relevant sentences, score 0.5 TextRank + 0.5 relevance, MMR lambda ${LAMBDA}, near duplicates (Jaccard > ${DUPLICATE}) skipped; ${SENTENCES.quick} / ${SENTENCES.standard} / ${SENTENCES.comprehensive} sentences by depth, verbatim, each with its source's [n]`;
+export const SUMMARY_METHOD = `extractive: TextRank (term-overlap similarity, damping ${DAMPING}) over the ${CANDIDATES} most relevant statements (finite verb, 6+ words, sentence-shaped), score 0.5 TextRank + 0.5 relevance, MMR lambda ${LAMBDA}, near duplicates (Jaccard > ${DUPLICATE} or ${CONTAINED * 100}% contained) skipped; ${SENTENCES.quick} / ${SENTENCES.standard} / ${SENTENCES.comprehensive} sentences by depth, the most relevant first, then agreement, then limits; each as it reads (exact spans in summary_evidence) with its source's [n]`;
 
 export const summaryAnalyser: AnalyserPlugin<'analyser-summary'> = definePlugin({
   name: 'analyser-summary',

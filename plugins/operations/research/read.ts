@@ -1,7 +1,9 @@
 /**
- * The read stage: each source's text split into sentences (ICU's sentence
- * segmentation through Intl.Segmenter, with abbreviations and initials
- * rejoined, and line breaks as boundaries), sentences grouped into
+ * The read stage: each source's text split into sentences as text really
+ * comes (plugins/sdk/sentences.ts: a single line break inside a sentence
+ * is not a boundary, a blank line, a heading, a list item and terminal
+ * punctuation are; line-end hyphenation undone in the reading), sentences
+ * grouped into
  * passages (3 sentences, stride 2), and both ranked against the question
  * with BM25 (k1 1.2, b 0.75, the index's own analysis of words) over
  * weighted query terms: the question's words 1, the key phrases, focus
@@ -14,6 +16,7 @@
  * end)` is the sentence, so evidence quoted from it is verbatim.
  */
 import type { Corpus, Passage, ResearchInput, ResearchPlan, ResearchSource, Sentence, IndexTokenizer } from '../../../core/research.js';
+import { sentenceSpans } from '../../sdk/sentences.js';
 
 /** Sentences shorter than this are not quoted (headings, list bullets). */
 export const MIN_SENTENCE = 20;
@@ -26,59 +29,23 @@ const B = 0.75;
 const PASSAGE = 3;
 const STRIDE = 2;
 
-const ABBREVIATION = /(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|Sr|Jr|St|Mt|vs|etc|e\.g|i\.e|al|Fig|Figs|No|Nos|Vol|pp|Inc|Ltd|Co|Corp|U\.S|U\.K|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|approx|ca|cf|Eq|Ref|Sec|Ch)\.\s*$|(?:^|\s)\p{Lu}\.\s*$/u;
-
-const segmenters = new Map<string, Intl.Segmenter>();
-function segmenter(language: string | null): Intl.Segmenter {
-  const key = language ?? 'en';
-  let s = segmenters.get(key);
-  if (s === undefined) {
-    try {
-      s = new Intl.Segmenter(key, { granularity: 'sentence' });
-    } catch {
-      s = new Intl.Segmenter('en', { granularity: 'sentence' });
-    }
-    segmenters.set(key, s);
-  }
-  return s;
-}
-
-/** The sentences of a source: trimmed spans of its text, in order. */
+/**
+ * The sentences of a source: exact spans of its text (`sentenceSpans`),
+ * each with its reading; spans shorter than MIN_SENTENCE or longer than
+ * MAX_SENTENCE characters, or with no letter, are left out.
+ */
 export function splitSentences(source: Pick<ResearchSource, 'id' | 'text' | 'language'>): Sentence[] {
   const text = source.text;
-  const raw: [number, number][] = [];
-  let pending: [number, number] | undefined;
-  for (const seg of segmenter(source.language).segment(text)) {
-    const start = seg.index;
-    const end = start + seg.segment.length;
-    if (pending !== undefined && ABBREVIATION.test(text.slice(pending[0], pending[1]))) {
-      pending = [pending[0], end];
-    } else {
-      if (pending !== undefined) raw.push(pending);
-      pending = [start, end];
-    }
-    if (raw.length > MAX_SENTENCES_PER_SOURCE * 2) break;
-  }
-  if (pending !== undefined) raw.push(pending);
   const out: Sentence[] = [];
-  for (const [a, b] of raw) {
-    // Line breaks end sentences too (headings, list items without a full stop).
-    let from = a;
-    const chunk = text.slice(a, b);
-    const parts = chunk.split(/\n\s*/);
-    for (const part of parts) {
-      const at = text.indexOf(part, from);
-      from = at + part.length;
-      let s = at;
-      let e = at + part.length;
-      while (s < e && /\s/.test(text[s]!)) s++;
-      while (e > s && /\s/.test(text[e - 1]!)) e--;
-      const len = e - s;
-      if (len < MIN_SENTENCE || len > MAX_SENTENCE) continue;
-      if (!/\p{L}/u.test(text.slice(s, e))) continue;
-      out.push({ sourceId: source.id, start: s, end: e, text: text.slice(s, e), index: out.length });
-      if (out.length >= MAX_SENTENCES_PER_SOURCE) return out;
-    }
+  for (const span of sentenceSpans(text)) {
+    const len = span.end - span.start;
+    if (len < MIN_SENTENCE || len > MAX_SENTENCE) continue;
+    const slice = text.slice(span.start, span.end);
+    if (!/\p{L}/u.test(slice)) continue;
+    out.push(span.reading === slice
+      ? { sourceId: source.id, start: span.start, end: span.end, text: slice, index: out.length }
+      : { sourceId: source.id, start: span.start, end: span.end, text: slice, reading: span.reading, index: out.length });
+    if (out.length >= MAX_SENTENCES_PER_SOURCE) break;
   }
   return out;
 }
@@ -153,7 +120,7 @@ export function readSources(args: {
     sentences.set(s.id, list);
     for (const x of list) {
       flat.push(x);
-      sentTerms.push(tokenizer.terms(x.text, s.language));
+      sentTerms.push(tokenizer.terms(x.reading ?? x.text, s.language));
     }
   }
   const languages = [...new Set(sources.map((s) => s.language))];
@@ -166,7 +133,7 @@ export function readSources(args: {
   for (let i = 0; i < raw.length; i++) best = Math.max(best, raw[i]!);
   if (entityRe !== undefined) {
     const bonus = (best || 1) * 0.2;
-    flat.forEach((x, i) => { if (entityRe.test(x.text)) raw[i] = raw[i]! + bonus; });
+    flat.forEach((x, i) => { if (entityRe.test(x.reading ?? x.text)) raw[i] = raw[i]! + bonus; });
     best = 0;
     for (let i = 0; i < raw.length; i++) best = Math.max(best, raw[i]!);
   }
