@@ -13,7 +13,8 @@
 // else windows-1252; the gold file is decoded the same way (falling back to
 // the page's encoding). Gold text is reduced to plain text per set:
 // - cleaneval, cleanportaleval: the leading "URL: ..." line goes, the
-//   <p>/<h>/<l> block marks become line breaks, entities are decoded;
+//   <p>/<h>/<l> block marks become line breaks, entities are decoded (and
+//   CleanEval's inputs lose the <text ...> line the set wraps each page in);
 // - dragnet: the text before the "!@#$%^&*() COMMENTS" line (the rest is
 //   the page's comments, which main_content leaves out);
 // - readability: Readability's expected HTML reduced to its text (block
@@ -151,6 +152,14 @@ export function htmlToText(html) {
   return parts.join('');
 }
 
+/** CleanEval's inputs wrap the page in a `<text id=URL title=... encoding=...>` line and `</text>`: the dataset's, not the page's. */
+export function unwrapCleaneval(html) {
+  if (!html.startsWith('<text id=')) return html;
+  const start = html.indexOf('>') + 1;
+  const close = html.lastIndexOf('</text>');
+  return html.slice(start, close > start ? close : html.length);
+}
+
 function goldText(name, raw) {
   if (name === 'dragnet') return dragnetGold(raw);
   if (name === 'readability') return htmlToText(raw);
@@ -174,6 +183,6 @@ export function loadDevset(name) {
     const [raw] = decode(readFileSync(join(dir, 'gold', `${id}.txt`)), enc === 'utf-8' ? undefined : enc);
     const urlLine = raw.trimStart().startsWith('URL:') ? raw.trimStart().slice(4).split('\n')[0].trim() : '';
     const url = urlLine.startsWith('http') ? urlLine : `https://example.com/${name}/${id}`;
-    return { id, html, expectedText: goldText(name, raw.replace(/\r\n/g, '\n')), url };
+    return { id, html: unwrapCleaneval(html), expectedText: goldText(name, raw.replace(/\r\n/g, '\n')), url };
   });
 }

@@ -56,7 +56,7 @@
  * products, listings, several languages) beside the benchmark's news pages.
  */
 import type { Page } from '../sdk/scrape.js';
-import { isElement, isHidden, isTextNode, structure, walkElements, type AnyNode, type Element } from '../sdk/dom.js';
+import { impliedBody, isElement, isHidden, isTextNode, structure, walkElements, type AnyNode, type Element } from '../sdk/dom.js';
 import { parseJsonLd } from './schema-data-reader.js';
 import { BLOCK_TAGS, NON_TEXT_TAGS, renderInto, TextBuilder } from '../sdk/text.js';
 
@@ -809,7 +809,9 @@ function attempt(ix: Index, choice: Choice, titleLike: TitleLike, lenient: boole
 }
 
 function extract(page: Page): MainContent {
-  const { head, body } = structure(page.document);
+  const { head, body: found } = structure(page.document);
+  // A page without <body> has an implied one, as in a browser: its top-level paragraphs share a container.
+  const body = isElement(found as AnyNode) ? found : impliedBody(found);
   const titleLike = makeTitleLike(pageTitles(head, page.document));
   let best: Attempt | undefined;
   // First without the unlikely-looking parts of the page; when that leaves
