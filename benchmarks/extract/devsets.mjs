@@ -9,7 +9,7 @@
 //   const pages = loadDevset('cleaneval'); // [{ id, html, expectedText }]
 //
 // Bytes become text as a browser would for a page without a Content-Type
-// charset: UTF-8 when the bytes are valid UTF-8, else the <meta> charset,
+// charset: a byte order mark's encoding, UTF-8 when the bytes are valid UTF-8, else the <meta> charset,
 // else windows-1252; the gold file is decoded the same way (falling back to
 // the page's encoding). Gold text is reduced to plain text per set:
 // - cleaneval, cleanportaleval: the leading "URL: ..." line goes, the
@@ -73,6 +73,9 @@ function decodeWith(bytes, label) {
 
 /** [text, encoding]: UTF-8 if valid, else the given/meta label, else windows-1252. */
 function decode(bytes, fallbackLabel) {
+  // A byte order mark decides first (five of Dragnet's gold files are UTF-16).
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return [new TextDecoder('utf-16le').decode(bytes), 'utf-16le'];
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return [new TextDecoder('utf-16be').decode(bytes), 'utf-16be'];
   try {
     return [utf8.decode(bytes), 'utf-8'];
   } catch {
@@ -180,7 +183,7 @@ export function loadDevset(name) {
     .sort();
   return ids.map((id) => {
     const [html, enc] = decode(readFileSync(join(dir, 'input', `${id}.html`)));
-    const [raw] = decode(readFileSync(join(dir, 'gold', `${id}.txt`)), enc === 'utf-8' ? undefined : enc);
+    const [raw] = decode(readFileSync(join(dir, 'gold', `${id}.txt`)), enc === 'utf-8' || enc.startsWith('utf-16') ? undefined : enc);
     const urlLine = raw.trimStart().startsWith('URL:') ? raw.trimStart().slice(4).split('\n')[0].trim() : '';
     const url = urlLine.startsWith('http') ? urlLine : `https://example.com/${name}/${id}`;
     return { id, html: unwrapCleaneval(html), expectedText: goldText(name, raw.replace(/\r\n/g, '\n')), url };

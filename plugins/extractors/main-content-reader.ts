@@ -191,6 +191,15 @@ function isUnlikely(el: Element): boolean {
   return UNLIKELY.test(hint) && !MAYBE.test(hint);
 }
 
+/** Readers' comments under a post (class or id like comments, disqus), not the post's own container. */
+const COMMENT_SECTION = /comment|disqus/i;
+function isCommentSection(el: Element): boolean {
+  const name = el.name;
+  if (name === 'body' || name === 'html' || name === 'main') return false;
+  const hint = hintOf(el);
+  return hint !== '' && hint.length < 500 && COMMENT_SECTION.test(hint) && !MAYBE.test(hint);
+}
+
 /** A cookie or consent banner, or a modal dialog: out on every attempt (the article is never one). */
 function isConsentOrModal(el: Element): boolean {
   const a = el.attribs;
@@ -230,7 +239,7 @@ const countCommas = (s: string): number => {
   return n;
 };
 
-function buildIndex(root: { children: AnyNode[] }, stripUnlikely: boolean): Index {
+function buildIndex(root: { children: AnyNode[] }, stripUnlikely: boolean, dropComments = false): Index {
   const els: Element[] = [];
   const parents: number[] = [];
   const dropList: number[] = [];
@@ -268,6 +277,7 @@ function buildIndex(root: { children: AnyNode[] }, stripUnlikely: boolean): Inde
     let drop = KEPT;
     if (pDrop === DROPPED || pDrop === CAPTIONED) drop = DROPPED;
     else if (DROP_TAGS.has(name) || isHidden(node) || hiddenByClass(node) || isConsentOrModal(node)) drop = DROPPED;
+    else if (dropComments && isCommentSection(node)) drop = DROPPED;
     else if (stripUnlikely && isUnlikely(node)) drop = BANNER_HINT.test(hintOf(node)) && !hasNonBannerRole(node) ? BANNER : DROPPED;
     else if (name === 'figcaption') drop = CAPTIONED;
     else if (pDrop === BANNER || (stripUnlikely && name === 'header' && pSection === 0)) drop = BANNER;
@@ -697,7 +707,8 @@ function makeSkip(ix: Index, choice: Choice, titleLike: TitleLike, o: SkipOption
     const hint = hintOf(el);
     if (HEADINGS.has(name)) return weight[i]! < 0 || titleLike(el) || orphan(el);
     if (name === 'a' && isPermalink(el)) return true;
-    if (hint !== '' && hint.length < 500 && len < 400) {
+    // (Not what holds most of the content: a short post's container may be classed by its author, "entry-author-...".)
+    if (hint !== '' && hint.length < 500 && len < 400 && len <= total * 0.5) {
       if (BYLINE.test(hint) || SHARE.test(hint) || TAGS.test(hint) || EDIT_LINK.test(hint)) return true;
       if (CAPTION.test(hint)) return !o.captions;
     }
@@ -818,7 +829,9 @@ function extract(page: Page): MainContent {
   // little, again with them (some sites name their article "sidebar-..."),
   // kept only when it finds much more.
   for (const strip of [true, false]) {
-    const ix = buildIndex(body, strip);
+    // The second look keeps leaving out readers' comments when the first found a post: a short post
+    // (a photo, a few lines) under a long thread of comments is still the post.
+    const ix = buildIndex(body, strip, !strip && best !== undefined && best.bodyLen > 0);
     const choice = chooseContainer(ix, 25) ?? chooseContainer(ix, 1) ?? wholePage(ix);
     if (choice === undefined) continue;
     const a = attempt(ix, choice, titleLike, !strip);
