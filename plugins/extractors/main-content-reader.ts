@@ -150,9 +150,53 @@ interface Index {
   readonly weight: Float64Array;
 }
 
+/** Letters and digits only, lower case: how a slug and the words it was made from compare. */
+function slugKey(s: string): string {
+  let out = '';
+  for (const ch of s.toLowerCase()) if (/[\p{L}\p{N}]/u.test(ch)) out += ch;
+  return out;
+}
+
+const slugMemo = new WeakMap<Element, boolean>();
+
+/**
+ * An id made from the element's own heading ("sharing-with-a-single-developer"
+ * on a section headed "Sharing with a single developer", as documentation
+ * generators and Markdown renderers write them): it names the subject, not
+ * the role, so it is no hint.
+ */
+function idIsHeadingSlug(el: Element, id: string): boolean {
+  if (id.length < 6 || id.length > 200 || !(id.includes('-') || id.includes('_'))) return false;
+  let r = slugMemo.get(el);
+  if (r !== undefined) return r;
+  let heading: Element | undefined = HEADINGS.has(el.name) ? el : undefined;
+  if (heading === undefined) {
+    for (const c of el.children) {
+      if (isTextNode(c) && c.data.trim() !== '') break;
+      if (!isElement(c)) continue;
+      if (HEADINGS.has(c.name)) heading = c;
+      break;
+    }
+  }
+  r = false;
+  if (heading !== undefined) {
+    const key = slugKey(id);
+    const text = slugKey(collapsedText(heading));
+    r = key.length >= 5 && (text === key || (key.length >= 12 && text.startsWith(key)));
+  }
+  slugMemo.set(el, r);
+  return r;
+}
+
+/** The element's id, unless it is made from its own heading. */
+const hintId = (el: Element): string | undefined => {
+  const i = el.attribs.id;
+  return i === undefined || idIsHeadingSlug(el, i) ? undefined : i;
+};
+
 const hintOf = (el: Element): string => {
   const c = el.attribs.class;
-  const i = el.attribs.id;
+  const i = hintId(el);
   if (c === undefined) return i ?? '';
   return i === undefined ? c : c + ' ' + i;
 };
@@ -167,7 +211,7 @@ function classWeight(el: Element): number {
     if (NEGATIVE.test(c)) w -= 25;
     if (POSITIVE.test(c)) w += 25;
   }
-  const id = el.attribs.id;
+  const id = hintId(el);
   if (id !== undefined && id.length < 500) {
     if (NEGATIVE.test(id)) w -= 25;
     if (POSITIVE.test(id)) w += 25;
