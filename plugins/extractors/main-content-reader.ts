@@ -512,6 +512,9 @@ function chooseContainer(ix: Index, minBlock: number): Choice | undefined {
     if (bestClass !== '' && els[s]!.attribs.class === bestClass) bonus += topScore * 0.2;
     if (isCand[s] === 1 && finalScore[s]! + bonus >= threshold2) append = true;
     else if (els[s]!.name === 'table' && linkLen[s]! <= textLen[s]! * 0.3 && isDataTable(els[s]!)) append = true;
+    // Prose in a sibling of the same tag (an old page's text in several layout tables or cells, one after
+    // another): sentences with commas and almost no links are more of the text, not chrome.
+    else if (els[s]!.name === els[best]!.name && textLen[s]! >= 200 && linkLen[s]! <= textLen[s]! * 0.1 && ix.commas[s]! >= 3 && weight[s]! >= 0) append = true;
     else if (els[s]!.name === 'p') {
       const len = textLen[s]!;
       const ld = len > 0 ? linkLen[s]! / len : 0;
