@@ -47,6 +47,14 @@
  * 6. Fall back: when the elements hold < 200 chars (script-rendered pages),
  *    a JSON-LD articleBody (and its headline), if longer.
  *
+ * Found on the development sets of other page kinds (benchmarks/extract/
+ * NOTES.md, issue 28): a page without <body> gets an implied one, as in a
+ * browser; the second look (unlikely parts allowed) still leaves readers'
+ * comments out once the first found a post; a byline-like class never
+ * prunes what holds most of the content; an id made from the element's own
+ * heading (docs generators' section ids) is no hint; and prose siblings of
+ * the container's tag (old pages' text in several layout tables) join it.
+ *
  * `text` (main_content) is the headline, then the body with its figure
  * captions; `articleBody` is the body alone, without headline and captions,
  * which is what the Zyte article-extraction benchmark's ground truth holds
