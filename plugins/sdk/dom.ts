@@ -3,7 +3,7 @@
  * walk is iterative (an explicit stack), because hostile pages nest tens of
  * thousands of elements and recursion would overflow the stack.
  */
-import type { AnyNode, Document, Element, ParentNode } from 'domhandler';
+import { Element as DomElement, type AnyNode, type Document, type Element, type ParentNode } from 'domhandler';
 
 export type { AnyNode, Document, Element, ParentNode };
 
@@ -123,6 +123,22 @@ export function structure(doc: Document): { head: ParentNode | undefined; body: 
     return head === undefined || body === undefined ? el.name === 'html' : false;
   });
   return { head, body: body ?? doc };
+}
+
+/**
+ * A <body> standing for a document that has none (an old or generated page
+ * written without the tag, a fragment): browsers put such a page's content
+ * in an implied body, so it has one container like any other page. Its
+ * children are the document's top-level nodes (those of <html> in its
+ * place); the tree is not touched: they keep their own parents.
+ */
+export function impliedBody(root: ParentNode): Element {
+  const children: AnyNode[] = [];
+  for (const c of root.children) {
+    if (isElement(c) && c.name === 'html') children.push(...c.children);
+    else children.push(c);
+  }
+  return new DomElement('body', {}, children);
 }
 
 const baseCache = new WeakMap<Document, string>();

@@ -619,6 +619,36 @@ q.add({ email: 'a@b.c' });</code></pre>
     md: ['# Backend engineer (Go)', '## What we look for\n\n- Three years of backend experience'],
     first: 'Backend engineer (Go)',
   },
+  // ------------------------------------------------ from the development sets (benchmarks/extract/NOTES.md)
+  {
+    kind: 'documentation',
+    name: 'section ids made from their headings name the subject, not a share bar or comments (Sphinx)',
+    html: doc('Shared mutable history — Evolve docs', `<div class="related"><a href="/">Evolve</a> » <a href="/guide">User guide</a></div>
+      <div class="content"><div class="section" id="shared-mutable-history"><h1>Shared mutable history<a class="headerlink" href="#shared-mutable-history">¶</a></h1>
+      <p>Once you have mastered mutable history in a single repository, you can move up to sharing it between repositories.</p>
+      <div class="section" id="sharing-with-a-single-developer"><h2>Sharing with a single developer<a class="headerlink" href="#sharing-with-a-single-developer">¶</a></h2>
+      <p>The key to shared mutable history is to keep your changesets in the draft phase as you pass them around.</p></div>
+      <div class="section" id="comments-in-commit-messages"><h2>Comments in commit messages<a class="headerlink" href="#comments-in-commit-messages">¶</a></h2>
+      <p>Write why the change was made, not only what it does, so that the reviewers of an amended changeset can follow it.</p></div>
+      </div></div><div class="share-buttons"><a href="/share/twitter">Share on Twitter</a></div>`),
+    in: ['Shared mutable history', 'Sharing with a single developer', 'keep your changesets in the draft phase', 'Comments in commit messages', 'not only what it does'],
+    out: ['User guide', 'Share on Twitter', '¶'],
+    first: 'Shared mutable history',
+  },
+  {
+    kind: 'div soup',
+    name: 'an old page without <html> or <body>: top-level paragraphs share one container',
+    html: `<title>Central Arcata Traffic Task Force</title>
+      <em>Final draft</em><h1>Central Arcata Traffic Task Force</h1><h2>Introduction</h2>
+      <p>In 1997, recurring slope stability problems caused the city to close a portion of a collector street to traffic.</p>
+      <p>Following several public hearings, the city council convened a nine-member task force to develop a traffic plan.</p>
+      <table border="1"><tr><td><strong>Snapshot</strong><br>Population 16,000, a university town on the north coast.</td></tr></table>
+      <blockquote>"Fourteenth Street carried only 1700 vehicles a day, so changes on adjacent streets were insignificant."</blockquote>
+      <p>The task force met for nine months and produced a final report recommending a series of traffic calming projects.</p>`,
+    in: ['Central Arcata Traffic Task Force', 'recurring slope stability problems', 'nine-member task force', 'Fourteenth Street carried', 'a series of traffic calming projects'],
+    out: [],
+    first: 'Central Arcata Traffic Task Force',
+  },
 ];
 
 const main = (html: string): string => mainContentExtractor.extract(page(html, URL), {}) as string;
