@@ -11,6 +11,8 @@
  */
 import type { FetchResult, PageRequest } from './page.js';
 
+export type { CacheAnswer } from './page.js';
+
 /** Bounds of `max_age` (seconds): 0 never answers from the cache; at most 30 days. */
 export const MAX_AGE_LIMIT = 30 * 86_400;
 
@@ -132,8 +134,3 @@ export interface PageCache {
   get(material: string, now: number): Promise<CachedPage | undefined>;
   put(material: string, result: FetchResult, now: number): Promise<void>;
 }
-
-/** What a scrape with `max_age` says of the cache. */
-export type CacheAnswer =
-  | { readonly hit: true; readonly age: number }
-  | { readonly hit: false; readonly uncacheable?: string };

@@ -12,7 +12,6 @@ import type { DocumentFailure, DocumentInfo, FeedInfo } from './documents.js';
 import type { ApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed } from './errors.js';
 import type { ExtractionFailure, PageSource } from './extraction.js';
 import type { Stage } from './pipeline.js';
-import type { CacheAnswer } from './page-cache.js';
 import type { DeliverableOption } from './prices.js';
 
 // ---------------------------------------------------------------------------
@@ -161,6 +160,11 @@ export interface PageCtx {
    */
   readonly cacheScope?: { readonly accountId: string; readonly maxAge: number | undefined };
 }
+
+/** What a scrape with `max_age` says of the cache (core/page-cache.ts): a hit and its age in seconds, or a miss (and what kept the request out of the cache). */
+export type CacheAnswer =
+  | { readonly hit: true; readonly age: number }
+  | { readonly hit: false; readonly uncacheable?: string };
 
 /** guard: the target as a URL (the egress guard passed it, and a proxy of the kind asked for exists). */
 export interface Guarded { readonly target: URL }
