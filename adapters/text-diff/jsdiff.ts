@@ -62,8 +62,3 @@ export const unifiedDiff: TextDiff = (before, after, labels) => {
   });
   return patch ?? replacement(before, after, labels);
 };
-
-/** Load the library now (the server's warm-up), so the first tracked change does not pay for it. */
-export function warmDiff(): void {
-  jsdiff();
-}
