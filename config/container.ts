@@ -42,7 +42,8 @@ import { loadPluginModules } from './load-plugins.js';
 import { openSearchIndex, openStore } from './store.js';
 import { createJobs, type Jobs, type Role } from './jobs.js';
 import type { JobStore } from '../core/jobs.js';
-import { egressPolicy, pageReaderFor, scrapePlugins } from './scrape.js';
+import { egressPolicy, pageCacheFor, pageReaderFor, scrapePlugins } from './scrape.js';
+import type { PageHistory } from '../core/page-changes.js';
 import { PRICES } from './prices.js';
 import type { PageReader } from '../core/page.js';
 import { searchPlugins } from './search.js';
@@ -138,6 +139,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
 
   let store: AccountStore;
   let jobStore: JobStore;
+  let pageHistory: PageHistory;
   let limiter: RateLimiter;
   let pauses: ProviderPauses = memoryPauses();
   let searchIndex: SearchIndex;
@@ -146,6 +148,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     closers.push(opened.close);
     store = opened.store;
     jobStore = opened.jobs;
+    pageHistory = opened.pages;
     const index = await openSearchIndex(settings);
     closers.push(index.close);
     searchIndex = index.index;
@@ -175,13 +178,15 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   }
 
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
+  // The scrape cache (max_age): its own directory beside the blobs, so every process on this data directory shares it.
+  const pageCache = pageCacheFor(settings);
   // One pause book for search and research: a provider that rate-limits one is left alone by both.
   const pauseBook = { pauses, now: () => clock.now() };
   // POST /mcp: its tool calls run through the app built below (attached once it exists).
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex, pageHistory), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook)];
   } catch (e) {
     await closeAll();
     throw e;
@@ -219,6 +224,8 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
       (n) => { if (n > 0) logger.info({ deleted: n }, 'deleted expired screenshots'); },
       (e) => logger.warn({ err: String(e) }, 'screenshot sweep failed'),
     );
+    // Other processes write to the cache too: its expired entries go, and it is held to its cap.
+    pageCache?.trim(clock.now()).catch((e: unknown) => logger.warn({ err: String(e) }, 'scrape cache sweep failed'));
     if (settings.jobRetentionSeconds > 0) {
       purgeJobs(jobStore, clock.now() - settings.jobRetentionSeconds * 1000).then(
         (n) => { if (n > 0) logger.info({ deleted: n, retention_s: settings.jobRetentionSeconds }, 'deleted finished jobs past retention'); },
@@ -277,7 +284,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
     jobs: jobs.host,
     extraction,
     get pages() {
-      return (pages ??= pageReaderFor(registry, egress, extraction));
+      return (pages ??= pageReaderFor(registry, egress, extraction, undefined, pageCache));
     },
     prices: PRICES,
     registry,

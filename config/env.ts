@@ -58,6 +58,10 @@ export interface Settings {
   /** Absolute base URL for links the service hands out (screenshot_url); unset: from the request's Host. */
   readonly publicUrl: string | undefined;
   readonly screenshotTtlSeconds: number;
+  /** The scrape cache's size cap in bytes (max_age); 0: no cache. */
+  readonly cacheMaxBytes: number;
+  /** Seconds a scrape cache entry lives. */
+  readonly cacheTtlSeconds: number;
   /** Seconds a research export_url works. */
   readonly exportTtlSeconds: number;
   /** Seconds finished jobs (bulk, crawl, research) are kept, with their results and webhook history; 0: forever. */
@@ -136,6 +140,8 @@ export const DEFAULTS: Settings = {
   proxies: undefined,
   publicUrl: undefined,
   screenshotTtlSeconds: 86_400,
+  cacheMaxBytes: 256 * 1024 * 1024,
+  cacheTtlSeconds: 2 * 86_400,
   exportTtlSeconds: 86_400,
   jobRetentionSeconds: 7 * 86_400,
   chromiumPath: '/usr/bin/chromium',
@@ -186,6 +192,8 @@ export const ENV_VARS = {
   SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in docs/scrape.md, Proxies). Unset: no proxies.',
   SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',
   SCOUR_SCREENSHOT_TTL: 'Seconds a screenshot_url works. Default 86400 (one day).',
+  SCOUR_CACHE_MAX_BYTES: 'Size cap of the scrape cache (max_age) in SCOUR_DATA_DIR/page-cache, in bytes; suffixes k, m and g accepted. The oldest entries go first past it. 0 turns the cache off. Default 256m.',
+  SCOUR_CACHE_TTL: 'Seconds a scrape cache entry is kept (60 to 30 days). Default 172800 (two days).',
   SCOUR_EXPORT_TTL: 'Seconds a research export_url works. Default 86400 (one day).',
   SCOUR_JOB_RETENTION: 'Seconds finished bulk, crawl and research jobs are kept (results, webhook history); then their status URL answers 404. Jobs with a webhook still being delivered are kept until it settles. Default 604800 (7 days); 0 keeps them forever.',
   SCOUR_CHROMIUM_PATH: 'Chromium for render_js. Default /usr/bin/chromium (Debian package chromium).',
@@ -237,6 +245,19 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     const n = m ? Number(m[1]) * (m[2]!.toLowerCase() === 'k' ? 1024 : m[2]!.toLowerCase() === 'm' ? 1024 * 1024 : 1) : NaN;
     if (!Number.isFinite(n) || n < 1024 || n > 512 * 1024 * 1024) {
       issues.push(`${name} must be a size from 1k to 512m, e.g. 1048576 or 1m (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return n;
+  };
+  /** A size from 0 (off) to 1 TiB, in bytes or with a k, m or g suffix. */
+  const cacheBytes = (name: string, fallback: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    const m = /^(\d{1,13})\s*([kmg]?)b?$/i.exec(raw);
+    const unit = m === null ? NaN : ({ '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[m[2]!.toLowerCase()]!;
+    const n = m === null ? NaN : Number(m[1]) * unit;
+    if (!Number.isFinite(n) || n > 1024 ** 4) {
+      issues.push(`${name} must be a size from 0 (off) to 1024g, e.g. 268435456 or 256m (got ${JSON.stringify(raw)})`);
       return fallback;
     }
     return n;
@@ -381,6 +402,8 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     proxies: str('SCOUR_PROXIES'),
     publicUrl,
     screenshotTtlSeconds: int('SCOUR_SCREENSHOT_TTL', 60, 30 * 86_400, DEFAULTS.screenshotTtlSeconds),
+    cacheMaxBytes: cacheBytes('SCOUR_CACHE_MAX_BYTES', DEFAULTS.cacheMaxBytes),
+    cacheTtlSeconds: int('SCOUR_CACHE_TTL', 60, 30 * 86_400, DEFAULTS.cacheTtlSeconds),
     exportTtlSeconds: int('SCOUR_EXPORT_TTL', 60, 30 * 86_400, DEFAULTS.exportTtlSeconds),
     jobRetentionSeconds: int('SCOUR_JOB_RETENTION', 0, 10 * 365 * 86_400, DEFAULTS.jobRetentionSeconds),
     chromiumPath: str('SCOUR_CHROMIUM_PATH') ?? DEFAULTS.chromiumPath,

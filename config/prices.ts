@@ -34,6 +34,8 @@ export const PRICES = {
     extract_json: 5,
     /** Extension: values picked by CSS or XPath selectors (extract_fields). */
     extract_fields: 1,
+    /** Extension: change tracking (track_changes), a read and a write of the account's page history and a diff. */
+    track_changes: 1,
   },
   /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered); a document it stores (include_documents) is one page, whatever its length. */
   crawl: {

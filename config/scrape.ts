@@ -23,6 +23,10 @@ import type { Settings } from './env.js';
 import { AjvCallerSchemas } from '../adapters/validation/caller-schema.js';
 import { createJsonExtractor } from '../plugins/json-extractor/index.js';
 import { classifyAddress, type EgressPolicy } from '../core/egress.js';
+import type { PageCache } from '../core/page-cache.js';
+import type { PageHistory } from '../core/page-changes.js';
+import { BlobPageCache } from '../adapters/page-cache/blob.js';
+import { unifiedDiff } from '../adapters/text-diff/jsdiff.js';
 
 /** The egress policy a setting means: 'loopback' admits 127.0.0.0/8 and ::1 and nothing else private. */
 export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPolicy {
@@ -34,9 +38,12 @@ export function egressPolicy(setting: Settings['allowPrivateTargets']): EgressPo
 const PROXY_RETRIES = 2;
 
 /** What the scrape operations are built with. */
-export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: SearchIndex): ScrapeOptions {
+export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: SearchIndex, pageHistory?: PageHistory): ScrapeOptions {
   const callerSchemas = new AjvCallerSchemas();
   return {
+    // track_changes: the account store's page history, and jsdiff's unified diffs.
+    pageHistory,
+    diff: unifiedDiff,
     blobs,
     egress: egressPolicy(settings.allowPrivateTargets),
     screenshotTtlMs: settings.screenshotTtlSeconds * 1000,
@@ -54,15 +61,21 @@ export function scrapeOptionsFor(settings: Settings, blobs: BlobStore, index?: S
  * its own registry).
  */
 export function pageReaderFor(
-  registry: PluginLookup, egress: EgressPolicy, extraction?: ExtractionPort, proxyRetries = PROXY_RETRIES,
+  registry: PluginLookup, egress: EgressPolicy, extraction?: ExtractionPort, proxyRetries = PROXY_RETRIES, cache?: PageCache,
 ): PageReader {
-  return createPagePipeline({ registry, egress, extraction, proxyRetries, documents: createDocumentReader() });
+  return createPagePipeline({ registry, egress, extraction, proxyRetries, documents: createDocumentReader(), cache });
 }
 
-export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex): PluginBase[] {
+/** The scrape cache (max_age) the settings describe: in the data directory, shared by every process using it; undefined when off. */
+export function pageCacheFor(settings: Pick<Settings, 'dataDir' | 'cacheMaxBytes' | 'cacheTtlSeconds'>): BlobPageCache | undefined {
+  if (settings.cacheMaxBytes === 0) return undefined;
+  return new BlobPageCache({ dataDir: settings.dataDir, maxBytes: settings.cacheMaxBytes, ttlMs: settings.cacheTtlSeconds * 1000 });
+}
+
+export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: SearchIndex, pageHistory?: PageHistory): PluginBase[] {
   const proxies = parseProxyConfig(settings.proxies ?? '');
   const egress = egressPolicy(settings.allowPrivateTargets);
-  const scrapeOptions = scrapeOptionsFor(settings, blobs, index);
+  const scrapeOptions = scrapeOptionsFor(settings, blobs, index, pageHistory);
   return [
     // The fetchers reach the network through the Egress port; this is where they get the guard's implementation.
     createHttpFetcher({ ...egress, egress: nodeEgress }),

@@ -20,18 +20,21 @@ import { openPostgresStore } from '../adapters/store/postgres/index.js';
 import { postgresJobStore } from '../adapters/store/postgres/jobs.js';
 import { openSqliteStore } from '../adapters/store/sqlite/index.js';
 import { sqliteJobStore } from '../adapters/store/sqlite/jobs.js';
+import { postgresPageHistory } from '../adapters/store/postgres/page-history.js';
+import { sqlitePageHistory } from '../adapters/store/sqlite/page-history.js';
+import type { PageHistory } from '../core/page-changes.js';
 import { DEFAULTS, type Settings } from './env.js';
 import { loadPlans, planBook, type Plans } from './plans.js';
 
 /** The configured account store: PostgreSQL when DATABASE_URL is set, else SQLite in the data directory. */
-export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; jobs: JobStore; close: () => Promise<void> | void }> {
+export async function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Promise<{ store: AccountStore; jobs: JobStore; pages: PageHistory; close: () => Promise<void> | void }> {
   if (settings.databaseUrl !== undefined) {
     const pg = await openPostgresStore({ url: settings.databaseUrl });
-    return { store: pg, jobs: postgresJobStore(pg), close: () => pg.close() };
+    return { store: pg, jobs: postgresJobStore(pg), pages: postgresPageHistory(pg), close: () => pg.close() };
   }
   mkdirSync(settings.dataDir, { recursive: true });
   const sqlite = openSqliteStore({ path: join(settings.dataDir, 'scour.db') });
-  return { store: sqlite, jobs: sqliteJobStore(sqlite), close: () => sqlite.close() };
+  return { store: sqlite, jobs: sqliteJobStore(sqlite), pages: sqlitePageHistory(sqlite), close: () => sqlite.close() };
 }
 
 /** Account administration without the HTTP server (the CLI). */

@@ -130,6 +130,10 @@ export interface PageRequest {
   readonly extract_fields?: unknown;
   /** A PDF's pages to read at most (default DEFAULT_MAX_PAGES, at most MAX_MAX_PAGES: core/documents.ts). */
   readonly max_pages?: number;
+  /** Seconds: a page this account fetched with the same fetch options at most this long ago is answered from the cache (core/page-cache.ts). */
+  readonly max_age?: number;
+  /** Compare the main content's Markdown with the account's previous scrape of the URL (the markdown field is extracted for it). */
+  readonly track_changes?: boolean;
 }
 
 /** How far an answer is taken after its fetch: as it came, judged (a block page fails), or judged and read. */
@@ -149,12 +153,28 @@ export interface PageCtx {
    * extracted: the extraction is empty and `readable` false.
    */
   readonly depth?: (result: FetchResult) => PageDepth;
+  /**
+   * The scrape cache, for the reads of scrape and bulk scrape: whose
+   * entries (the account) and, with `max_age`, how old an entry may be to
+   * answer. Absent: the read neither looks in the cache nor stores there.
+   */
+  readonly cacheScope?: { readonly accountId: string; readonly maxAge: number | undefined };
 }
+
+/** What a scrape with `max_age` says of the cache (core/page-cache.ts): a hit and its age in seconds, or a miss (and what kept the request out of the cache). */
+export type CacheAnswer =
+  | { readonly hit: true; readonly age: number }
+  | { readonly hit: false; readonly uncacheable?: string };
 
 /** guard: the target as a URL (the egress guard passed it, and a proxy of the kind asked for exists). */
 export interface Guarded { readonly target: URL }
 /** fetch: what the target answered, and through which proxy. */
-export interface PageFetched { readonly result: FetchResult; readonly proxyUsed: ProxyChoice | undefined }
+export interface PageFetched {
+  readonly result: FetchResult;
+  readonly proxyUsed: ProxyChoice | undefined;
+  /** With max_age: whether the page came from the cache (and how old it is), or why it could not. */
+  readonly cache?: CacheAnswer | undefined;
+}
 /** judge: the answer is not a block (a 403, an anti-bot challenge); false when the depth skipped judging. */
 export interface Judged { readonly judged: boolean }
 

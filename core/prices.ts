@@ -33,6 +33,8 @@ export interface Prices {
     readonly extract_json: number;
     /** Extension: values picked by selectors (extract_fields). */
     readonly extract_fields: number;
+    /** Extension: change tracking against the account's previous scrape of the URL (track_changes). */
+    readonly track_changes: number;
   };
   /** Extension: a crawl is charged per page it stores. */
   readonly crawl: {
@@ -76,6 +78,7 @@ export interface ScrapePriceInput {
   readonly extract_json?: object | false;
   /** The extract_fields spec (any value but undefined and false is charged). */
   readonly extract_fields?: unknown;
+  readonly track_changes?: boolean;
 }
 
 export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
@@ -92,7 +95,8 @@ export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
     (i.extract_contacts ? p.extract_contacts : 0) +
     (i.extract_social ? p.extract_social : 0) +
     (i.extract_json ? p.extract_json : 0) +
-    (i.extract_fields !== undefined && i.extract_fields !== false ? p.extract_fields : 0)
+    (i.extract_fields !== undefined && i.extract_fields !== false ? p.extract_fields : 0) +
+    (i.track_changes ? p.track_changes : 0)
   );
 }
 

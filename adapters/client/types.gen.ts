@@ -287,6 +287,14 @@ export interface ScrapeRequest {
    * Extension: a PDF's pages to read at most (default 50). Held and charged: 1 credit per 10 pages read beyond the first 10.
    */
   max_pages?: number;
+  /**
+   * Extension: seconds (0 to 2592000). When this account fetched the same URL with the same fetch options at most this long ago, answer from the stored copy without fetching (cache.hit, cache.age); render_js and screenshot are then not charged. Never with cookies, custom_headers or a proxy (docs/scrape.md#cache-max_age).
+   */
+  max_age?: number;
+  /**
+   * Extension: compare the main content (as Markdown) with this account's previous tracked scrape of the URL: changes.status new, same (white space aside) or changed, with a unified diff. +1 credit.
+   */
+  track_changes?: boolean;
 }
 
 /** Answer 200 of POST /v1/scrape. */
@@ -364,6 +372,34 @@ export interface ScrapeResponse {
   proxy?: {
     type: string;
     country: string | null;
+  };
+  /**
+   * Extension: with max_age, what the cache did.
+   */
+  cache?: {
+    /**
+     * true: answered from the stored copy, without fetching.
+     */
+    hit: boolean;
+    /**
+     * With hit: seconds since the stored copy was fetched.
+     */
+    age?: number;
+    /**
+     * The field that keeps this request out of the cache (cookies, custom_headers, proxy_type, proxy_country, actions): it was fetched, and not stored.
+     */
+    uncacheable?: string;
+  };
+  /**
+   * Extension: with track_changes, this page against the account's previous tracked scrape of it.
+   */
+  changes?: {
+    /**
+     * new: not tracked before; same: the Markdown differs in white space at most; changed.
+     */
+    status: "new" | "same" | "changed";
+    previous_scraped_at: string | null;
+    diff: string | null;
   };
   /**
    * Extension: the page was a document (PDF, DOCX, RSS, Atom, JSON Feed): what it says of itself.
@@ -556,6 +592,10 @@ export interface BulkScrapeRequest {
    * Extension: a PDF's pages to read at most (default 50). Held and charged: 1 credit per 10 pages read beyond the first 10.
    */
   max_pages?: number;
+  /**
+   * Extension: seconds (0 to 2592000). When this account fetched the same URL with the same fetch options at most this long ago, answer from the stored copy without fetching (cache.hit, cache.age); render_js and screenshot are then not charged. Never with cookies, custom_headers or a proxy (docs/scrape.md#cache-max_age).
+   */
+  max_age?: number;
   /**
    * URLs scraped at once. Default and bound: the plan's scrape concurrency, at most 16.
    */

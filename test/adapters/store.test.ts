@@ -147,14 +147,14 @@ describe.each([sqliteHarness(), postgresHarness()])('AccountStore contract: $nam
       const third = await h.open();
       await h.close(third);
       const rows = await h.sql('SELECT version, name FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => Number(r.version))).toEqual([1, 2, 3, 4, 5]);
-      expect(rows.map((r) => r.name)).toEqual(['accounts-keys-credits', 'bulk-jobs-webhooks', 'webhook-secret-rotation', 'job-kinds-crawl-frontier', 'job-progress']);
+      expect(rows.map((r) => Number(r.version))).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(rows.map((r) => r.name)).toEqual(['accounts-keys-credits', 'bulk-jobs-webhooks', 'webhook-secret-rotation', 'job-kinds-crawl-frontier', 'job-progress', 'page-versions']);
     });
 
     it('refuse a database migrated by a newer build', async () => {
       await h.sql(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from-the-future', 0)`);
       try {
-        await expect(h.open()).rejects.toThrow(/version 999.*up to 5/);
+        await expect(h.open()).rejects.toThrow(/version 999.*up to 6/);
       } finally {
         await h.sql('DELETE FROM schema_migrations WHERE version = 999');
       }

@@ -23,6 +23,7 @@ describe('settings from the environment', () => {
       DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', SCOUR_REDIS_PREFIX: 'acme:',
       SCOUR_ADMIN_TOKEN: 'abcdefghijklmnop0123', SCOUR_PLANS: '/etc/scour/plans.json', SCOUR_PLUGINS: ' ./a.js, ./b.js ,', SCOUR_BOOTSTRAP_KEY: 'false', SCOUR_WARMUP: 'false',
       SCOUR_ALLOW_PRIVATE_TARGETS: 'true', SCOUR_PROXIES: 'datacenter=http://127.0.0.1:3128', SCOUR_PUBLIC_URL: 'https://scour.example.com/', SCOUR_SCREENSHOT_TTL: '3600',
+      SCOUR_CACHE_MAX_BYTES: '2g', SCOUR_CACHE_TTL: '600',
       SCOUR_CHROMIUM_PATH: '/opt/chromium', SCOUR_BROWSER_PAGES: '8', SCOUR_KEY_CACHE_TTL: '2',
       SCOUR_EXTRACTION_WORKERS: '0', SCOUR_EXTRACTION_TIMEOUT: '5', SCOUR_EXTRACTION_INLINE_BELOW: '4096', SCOUR_INDEX_ANALYSIS_WORKERS: '3',
       SCOUR_JOBS: 'queue', SCOUR_JOB_LEASE: '5', SCOUR_WORKER_CONCURRENCY: '3', SCOUR_WEBHOOK_SCHEDULE: '1s, 2m,1h', SCOUR_WEBHOOK_TIMEOUT: '4',
@@ -37,6 +38,7 @@ describe('settings from the environment', () => {
       databaseUrl: 'postgres://u@127.0.0.1:5432/db', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'acme:', keyCacheTtlSeconds: 2,
       adminToken: 'abcdefghijklmnop0123', plansFile: '/etc/scour/plans.json', pluginPaths: ['./a.js', './b.js'], bootstrapKey: false, warmup: false,
       allowPrivateTargets: true, proxies: 'datacenter=http://127.0.0.1:3128', publicUrl: 'https://scour.example.com', screenshotTtlSeconds: 3600,
+      cacheMaxBytes: 2 * 1024 ** 3, cacheTtlSeconds: 600,
       chromiumPath: '/opt/chromium', browserPages: 8,
       extractionWorkers: 0, extractionTimeoutMs: 5000, extractionInlineBelow: 4096, indexAnalysisWorkers: 3,
       jobs: 'queue', jobLeaseMs: 5000, workerConcurrency: 3, webhookSchedule: [1, 120, 3600], webhookTimeoutMs: 4000,
@@ -99,6 +101,7 @@ describe('settings from the environment', () => {
         PORT: '70000', LOG_LEVEL: 'loud', SCOUR_HTTP_ADAPTER: 'express', SCOUR_BODY_LIMIT: 'lots', SCOUR_TRUST_PROXY: 'maybe', HOST: 'bad host', SCOUR_TOOLS_RATE_LIMIT: '-1', SCOUR_UPGRADE_URL: 'http://x',
         DATABASE_URL: 'mysql://x', REDIS_URL: 'http://127.0.0.1', SCOUR_ADMIN_TOKEN: 'short', SCOUR_REDIS_PREFIX: 'has space', SCOUR_BOOTSTRAP_KEY: 'perhaps', SCOUR_WARMUP: 'sometimes', SCOUR_STREAMING: 'sometimes',
         SCOUR_ALLOW_PRIVATE_TARGETS: 'sometimes', SCOUR_PUBLIC_URL: 'ftp://x', SCOUR_SCREENSHOT_TTL: '5', SCOUR_BROWSER_PAGES: '0',
+        SCOUR_CACHE_MAX_BYTES: '2t', SCOUR_CACHE_TTL: '10',
         SCOUR_JOBS: 'sometimes', SCOUR_JOB_LEASE: '1', SCOUR_WORKER_CONCURRENCY: '0', SCOUR_WEBHOOK_SCHEDULE: '2s,forever', SCOUR_WEBHOOK_TIMEOUT: '0',
       });
     } catch (e) {
@@ -106,8 +109,8 @@ describe('settings from the environment', () => {
     }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err!.code).toBe('CONFIG_INVALID');
-    expect(err!.issues).toHaveLength(24);
-    for (const name of ['PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_WARMUP', 'SCOUR_STREAMING', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
+    expect(err!.issues).toHaveLength(26);
+    for (const name of ['SCOUR_CACHE_MAX_BYTES', 'SCOUR_CACHE_TTL', 'PORT', 'LOG_LEVEL', 'SCOUR_HTTP_ADAPTER', 'SCOUR_BODY_LIMIT', 'SCOUR_TRUST_PROXY', 'HOST', 'SCOUR_TOOLS_RATE_LIMIT', 'SCOUR_UPGRADE_URL', 'DATABASE_URL', 'REDIS_URL', 'SCOUR_ADMIN_TOKEN', 'SCOUR_REDIS_PREFIX', 'SCOUR_BOOTSTRAP_KEY', 'SCOUR_WARMUP', 'SCOUR_STREAMING', 'SCOUR_ALLOW_PRIVATE_TARGETS', 'SCOUR_PUBLIC_URL', 'SCOUR_SCREENSHOT_TTL', 'SCOUR_BROWSER_PAGES', 'SCOUR_JOBS', 'SCOUR_JOB_LEASE', 'SCOUR_WORKER_CONCURRENCY', 'SCOUR_WEBHOOK_SCHEDULE', 'SCOUR_WEBHOOK_TIMEOUT']) {
       expect(err!.message).toContain(name);
     }
   });

@@ -105,6 +105,49 @@ export class FsBlobStore implements BlobStore {
     return removed;
   }
 
+  /**
+   * Hold the directory to `maxBytes`: expired blobs are deleted, then the
+   * blobs that expire first (with one expiry period for all, the oldest)
+   * until the rest fit. Returns how many were deleted and the bytes kept.
+   * Only for a directory of its own (the page cache): screenshots are
+   * never evicted for size.
+   */
+  async trim(maxBytes: number, now: number): Promise<{ readonly removed: number; readonly bytes: number }> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if (isNotFound(e)) return { removed: 0, bytes: 0 };
+      throw e;
+    }
+    const live: { full: string; size: number; expiresAt: number }[] = [];
+    let removed = 0;
+    const drop = async (full: string) => {
+      try {
+        await unlink(full);
+        removed++;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    };
+    for (const name of names) {
+      if (!name.endsWith(SUFFIX) || !BLOB_KEY.test(name.slice(0, -SUFFIX.length))) continue;
+      const full = join(this.dir, name);
+      const [meta, st] = await Promise.all([readMeta(full), stat(full).catch(() => undefined)]);
+      if (meta === undefined || st === undefined) continue;
+      if (meta === null || now >= meta.expiresAt) await drop(full);
+      else live.push({ full, size: st.size, expiresAt: meta.expiresAt });
+    }
+    let bytes = live.reduce((sum, b) => sum + b.size, 0);
+    live.sort((a, b) => a.expiresAt - b.expiresAt);
+    for (const b of live) {
+      if (bytes <= maxBytes) break;
+      await drop(b.full);
+      bytes -= b.size;
+    }
+    return { removed, bytes };
+  }
+
   private path(key: string): string {
     return join(this.dir, key + SUFFIX);
   }

@@ -191,4 +191,21 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         ADD COLUMN progress_at bigint;
     `,
   },
+  {
+    version: 6,
+    name: 'page-versions',
+    sql: `
+      -- Change tracking (track_changes): the latest tracked Markdown of each page, per
+      -- account. Pages are found by the SHA-256 of their canonical URL (a URL may be
+      -- 8 kB, past what a btree entry holds); the URL is kept beside it for inspection.
+      CREATE TABLE page_versions (
+        account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        url_hash text NOT NULL,
+        url text NOT NULL,
+        markdown text NOT NULL,
+        scraped_at bigint NOT NULL,
+        PRIMARY KEY (account_id, url_hash)
+      );
+    `,
+  },
 ];

@@ -199,4 +199,21 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE bulk_jobs ADD COLUMN progress_at INTEGER;
     `,
   },
+  {
+    version: 6,
+    name: 'page-versions',
+    sql: `
+      -- Change tracking (track_changes): the latest tracked Markdown of each page, per
+      -- account. Pages are found by the SHA-256 of their canonical URL (a URL may be
+      -- 8 kB); the URL is kept beside it for inspection.
+      CREATE TABLE page_versions (
+        account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        url_hash TEXT NOT NULL,
+        url TEXT NOT NULL,
+        markdown TEXT NOT NULL,
+        scraped_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, url_hash)
+      ) STRICT;
+    `,
+  },
 ];

@@ -47,8 +47,8 @@ export const MAX_BULK_RETRIES = 5;
 /** Failures worth another attempt (through another proxy where there are proxies). */
 const RETRYABLE = new Set(['TARGET_UNREACHABLE', 'TARGET_TIMEOUT', 'TARGET_BLOCKED', 'SERVICE_UNAVAILABLE']);
 
-// extract_json is for the single scrape only (a model call per URL: not offered in bulk yet).
-const { url: _url, extract_json: _json, ...singleOptions } = ScrapeRequest.properties;
+// extract_json is for the single scrape only (a model call per URL: not offered in bulk yet); so is track_changes.
+const { url: _url, extract_json: _json, track_changes: _changes, ...singleOptions } = ScrapeRequest.properties;
 export const BulkRequest = StrictObject({
   urls: Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { minItems: 1, maxItems: MAX_BULK_URLS, description: 'At most 100 URLs; each is checked and guarded like a single scrape.' }),
   ...singleOptions,
@@ -292,7 +292,15 @@ export function createBulkScrapeOperation(options: ScrapeOptions) {
        * screenshot stored, the page indexed, charged for what it delivered.
        */
       const once = Pipeline.from<ItemCtx>()
-        .then({ name: 'read', run: (c: ItemCtx) => pages.read<PageCtx & { input: ScrapeInput }>({ input: c.input, proxiesTried: c.proxiesTried }) })
+        .then({
+          name: 'read',
+          run: (c: ItemCtx) => {
+            // The scrape cache (max_age) of the account the URL is scraped for: the request's, or the job's.
+            const accountId = c.account?.id ?? c.indexAccountId;
+            const cacheScope = accountId === undefined ? undefined : { accountId, maxAge: c.input.max_age };
+            return pages.read<PageCtx & { input: ScrapeInput }>({ input: c.input, proxiesTried: c.proxiesTried, cacheScope });
+          },
+        })
         .then(storeScreenshot)
         .then(indexStage)
         // What this URL is charged: its price less what it could not deliver, as for a single scrape.

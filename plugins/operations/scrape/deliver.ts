@@ -16,6 +16,8 @@ import { BINARY_KINDS, type DocumentInfo, type FeedInfo } from '../../../core/do
 import type { SearchIndex } from '../../../core/search.js';
 import type { PageSource } from '../../../core/extraction.js';
 import type { CallerSchemas, JsonExtractionWarning, JsonExtractor } from '../../../core/json-extraction.js';
+import type { CacheAnswer } from '../../../core/page-cache.js';
+import type { ChangesAnswer, PageHistory, TextDiff } from '../../../core/page-changes.js';
 import type { ScrapeInput } from './request.js';
 
 export interface ScrapeOptions {
@@ -32,6 +34,10 @@ export interface ScrapeOptions {
   readonly callerSchemas?: CallerSchemas | undefined;
   /** extract_json's model (LLM_BASE_URL); absent: extract_json is 503 MODEL_UNAVAILABLE. */
   readonly jsonExtractor?: JsonExtractor | undefined;
+  /** track_changes: the latest tracked version of each page per account (the account store); absent: track_changes is refused. */
+  readonly pageHistory?: PageHistory | undefined;
+  /** track_changes: the unified diff of two versions (jsdiff). */
+  readonly diff?: TextDiff | undefined;
 }
 
 /** What the stages of one scrape have added by the time it is answered. */
@@ -51,19 +57,35 @@ export interface ScrapeOutcome {
   /** The page was a document: what it says of itself; a feed: its items. */
   readonly document?: DocumentInfo | undefined;
   readonly feed?: FeedInfo | undefined;
+  /** With max_age: what the cache did. */
+  readonly cache?: CacheAnswer | undefined;
+  /** With track_changes: this page against the account's previous tracked scrape of it. */
+  readonly changes?: ChangesAnswer | undefined;
 }
 
 /** What a scrape that succeeded is charged: its price less what it could not deliver (scrapeCharge). */
 export function chargeOf(
   prices: Prices,
-  ctx: { readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown; readonly document?: DocumentInfo | undefined },
+  ctx: {
+    readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown;
+    readonly document?: DocumentInfo | undefined; readonly cache?: CacheAnswer | undefined;
+  },
 ): number {
   const missing: DeliverableOption[] = [...ctx.undelivered];
+  // Answered from the cache: nothing was fetched or rendered, so the fetch's extras (render_js, and the screenshot
+  // taken with the stored render) are not charged; the base price and what was extracted for this request are.
+  if (ctx.cache?.hit === true) {
+    missing.push('screenshot');
+    return scrapeCharge(prices, { ...ctx.input, render_js: false }, missing) + pagesCharge(prices, ctx);
+  }
   if (ctx.input.extract_json !== undefined && (ctx.extractedJson === undefined || ctx.extractedJson === null)) missing.push('extract_json');
   if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
-  // A PDF's pages beyond the free ones, as far as the hold covers them (max_pages).
-  const pages = ctx.document?.type === 'pdf' ? Math.min(documentPagesCharge(prices, ctx.document.pages_read ?? 0), documentPagesHold(prices, ctx.input)) : 0;
-  return scrapeCharge(prices, ctx.input, missing) + pages;
+  return scrapeCharge(prices, ctx.input, missing) + pagesCharge(prices, ctx);
+}
+
+/** A PDF's pages beyond the free ones, as far as the hold covers them (max_pages). */
+function pagesCharge(prices: Prices, ctx: { readonly input: ScrapeInput; readonly document?: DocumentInfo | undefined }): number {
+  return ctx.document?.type === 'pdf' ? Math.min(documentPagesCharge(prices, ctx.document.pages_read ?? 0), documentPagesHold(prices, ctx.input)) : 0;
 }
 
 /** The response body of one scrape (spec 2.5), before its credit fields. */
@@ -81,7 +103,9 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
     text_content: (b.text_content as string | undefined) ?? '',
     load_time: Math.round(r.loadTimeSeconds * 1000) / 1000,
   };
-  for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content', 'markdown']) if (k in b) out[k] = b[k];
+  for (const k of ['links', 'images', 'schema_data', 'meta_data', 'main_content']) if (k in b) out[k] = b[k];
+  // Extracted for track_changes too: answered only when asked for.
+  if ('markdown' in b && ctx.input.markdown === true) out.markdown = b.markdown;
   if ('contacts' in b) out.contacts = b.contacts;
   if ('social' in b) out.social_profiles = b.social;
   if (ctx.document !== undefined) out.document = ctx.document;
@@ -97,6 +121,8 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
   }
   if (ctx.screenshotError !== undefined) out.warnings = [{ code: 'SCREENSHOT_NOT_STORED', message: ctx.screenshotError }];
   if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
+  if (ctx.cache !== undefined) out.cache = ctx.cache;
+  if (ctx.changes !== undefined) out.changes = ctx.changes;
   return out;
 }
 

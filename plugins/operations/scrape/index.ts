@@ -14,6 +14,9 @@ import type { RequestContext } from '../../../core/context.js';
 import { NotFound } from '../../../core/errors.js';
 import { Pipeline } from '../../../core/pipeline.js';
 import { documentPagesHold, scrapePrice } from '../../../core/prices.js';
+import { canonicalPageUrl } from '../../../core/page-cache.js';
+import { compareVersions, trackedMarkdown, type ChangesAnswer } from '../../../core/page-changes.js';
+import type { ApiFailure } from '../../../core/errors.js';
 import { defineOperation, errorSpec, schema } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 import { chargeOf, deliveryStages, shape, type ScrapeOptions } from './deliver.js';
@@ -32,7 +35,8 @@ export function createScrapeOperation(options: ScrapeOptions) {
     routes(host) {
       const pages = host.pages;
       const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));
-      const { requestCheck } = scrapeChecks(pages, extractors, options.egress, options.callerSchemas);
+      const { pageHistory, diff } = options;
+      const { requestCheck } = scrapeChecks(pages, extractors, options.egress, options.callerSchemas, pageHistory !== undefined && diff !== undefined);
       const { needsModel, extractJson } = extractJsonStages(pages, options.jsonExtractor);
       const { storeScreenshot, indexStage } = deliveryStages(pages, options);
       const prices = host.prices;
@@ -42,6 +46,27 @@ export function createScrapeOperation(options: ScrapeOptions) {
         run: (ctx: Parameters<typeof chargeOf>[1] & { hold: { actual?: number } }) => {
           ctx.hold.actual = chargeOf(prices, ctx);
           return Effect.succeed({ charged: true as const });
+        },
+      };
+      /** The scrape cache's scope: this account's entries, and how old one may be to answer (max_age). */
+      const cacheScope = {
+        name: 'cache-scope',
+        run: (ctx: { readonly account: { readonly id: string }; readonly input: ScrapeInput }) =>
+          Effect.succeed({ cacheScope: { accountId: ctx.account.id, maxAge: ctx.input.max_age } }),
+      };
+      /**
+       * track_changes: the main content's Markdown against the account's
+       * previous tracked scrape of the URL, which it then replaces (one atomic
+       * swap in the account store).
+       */
+      const trackChanges = {
+        name: 'changes',
+        run: (ctx: { readonly account: { readonly id: string }; readonly input: ScrapeInput; readonly builtins: Record<string, unknown> }):
+          Effect.Effect<{ changes: ChangesAnswer | undefined }, ApiFailure> => {
+          if (ctx.input.track_changes !== true || pageHistory === undefined || diff === undefined) return Effect.succeed({ changes: undefined });
+          const markdown = trackedMarkdown(typeof ctx.builtins.markdown === 'string' ? ctx.builtins.markdown : '');
+          const url = canonicalPageUrl(ctx.input.url) ?? ctx.input.url;
+          return Effect.map(pageHistory.swap(ctx.account.id, url, markdown, Date.now()), (previous) => ({ changes: compareVersions(previous, markdown, diff) }));
         },
       };
       const scrapeRoute = {
@@ -65,10 +90,12 @@ export function createScrapeOperation(options: ScrapeOptions) {
             ...(i.extract_social ? [{ feature: 'social', field: 'extract_social' }] : []),
           ]))
           .then(host.stages.reserve('scrape', (i: ScrapeInput) => scrapePrice(prices, i) + documentPagesHold(prices, i)))
+          .then(cacheScope)
           .then(pages.fetch)
           .then(pages.judge)
           .then(pages.extractAlone)
           .then(extractJson)
+          .then(trackChanges)
           .then(storeScreenshot)
           .then(charge)
           .then(host.stages.bill)

@@ -44,6 +44,7 @@ import {
 } from '../../../core/page.js';
 import { Pipeline } from '../../../core/pipeline.js';
 import type { PluginLookup } from '../../../core/plugin.js';
+import { cacheKeyMaterial, uncacheableField, type PageCache } from '../../../core/page-cache.js';
 import type { DeliverableOption } from '../../../core/prices.js';
 import { parsePage } from '../../sdk/parse.js';
 import type { ExtractorPlugin, FetcherPlugin, Page, ProxyProviderPlugin } from '../../sdk/scrape.js';
@@ -63,6 +64,8 @@ export interface PagePipelineDeps {
   readonly documents?: DocumentReader | undefined;
   /** The time limit of reading one document (default DOCUMENT_TIMEOUT_MS; never past the request's timeout). */
   readonly documentTimeoutMs?: number | undefined;
+  /** The scrape cache (max_age); absent: reads with a cacheScope always fetch (and say `hit: false`). */
+  readonly cache?: PageCache | undefined;
 }
 
 /** How long one document may take to read, by default. */
@@ -197,9 +200,49 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
     },
   };
 
+  /** A fetched answer worth keeping: what the judge passes (not a 4xx or 5xx, not a challenge page). */
+  const cacheable = (r: FetchResult): boolean => r.statusCode >= 200 && r.statusCode < 400 && !looksLikeChallenge(r);
+
+  /**
+   * The fetch stage of a read with a cacheScope (scrape, bulk scrape): with
+   * `max_age` > 0, a page this account fetched with the same fetch options
+   * that recently is answered from the cache without a request to the
+   * target; otherwise the target is fetched, and what it answered is kept
+   * for the next request (when the request may be cached at all). The
+   * cache is best effort: a failure to read it is a miss, to write it
+   * leaves the page unkept.
+   */
+  const cachedFetch = (ctx: PageCtx, scope: NonNullable<PageCtx['cacheScope']>, cache: PageCache | undefined): Effect.Effect<PageFetched, ApiFailure> => {
+    const i = ctx.input;
+    const asked = scope.maxAge !== undefined;
+    const miss = (why?: string) => (asked ? (why === undefined ? { hit: false as const } : { hit: false as const, uncacheable: why }) : undefined);
+    const why = uncacheableField(i);
+    const material = why === undefined ? cacheKeyMaterial(scope.accountId, i) : undefined;
+    if (cache === undefined || material === undefined) return Effect.map(plainFetch(ctx), (f) => ({ ...f, cache: miss(why) }));
+    const started = Date.now();
+    const lookup = scope.maxAge === undefined || scope.maxAge === 0
+      ? Effect.succeed(undefined)
+      : Effect.promise(() => cache.get(material, started).catch(() => undefined));
+    return Effect.flatMap(lookup, (found): Effect.Effect<PageFetched, ApiFailure> => {
+      if (found !== undefined && started - found.storedAt <= scope.maxAge! * 1000) {
+        return Effect.succeed({ result: found.result, proxyUsed: undefined, cache: { hit: true, age: Math.max(0, Math.floor((started - found.storedAt) / 1000)) } });
+      }
+      return Effect.flatMap(plainFetch(ctx), (f) => {
+        const answered = { ...f, cache: miss() };
+        if (!cacheable(f.result)) return Effect.succeed(answered);
+        return Effect.as(Effect.promise(() => cache.put(material, f.result, Date.now()).catch(() => undefined)), answered);
+      });
+    });
+  };
+
   const fetch = {
     name: 'fetch',
-    run: (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> => {
+    run: (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> =>
+      (ctx.cacheScope === undefined ? plainFetch(ctx) : cachedFetch(ctx, ctx.cacheScope, deps.cache)),
+  };
+
+  const plainFetch = (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> => {
+    {
       const i = ctx.input;
       const fetcher = i.render_js ? browserFetcher! : httpFetcher;
       const headers: Record<string, string> = {};
@@ -246,7 +289,7 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
         );
       };
       return attempt(0);
-    },
+    }
   };
 
   const judge = {
@@ -323,7 +366,8 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       if (i.extract_schema) wanted.push('schema_data');
       if (i.extract_meta) wanted.push('meta_data');
       if (i.main_content) wanted.push('main_content');
-      if (i.markdown) wanted.push('markdown');
+      // Change tracking compares the main content's Markdown (the markdown field is answered only when asked for).
+      if (i.markdown || i.track_changes) wanted.push('markdown');
       if (i.extract_contacts) wanted.push('contacts');
       if (i.extract_social) wanted.push('social');
       if (i.extract_fields !== undefined) wanted.push('fields');

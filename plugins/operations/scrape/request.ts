@@ -10,6 +10,7 @@ import type { CheckIssue, Unchecked } from '../../../core/schema.js';
 import { isCountryCode } from '../../../core/countries.js';
 import type { CallerSchemas } from '../../../core/json-extraction.js';
 import { DEFAULT_MAX_PAGES, MAX_MAX_PAGES } from '../../../core/documents.js';
+import { MAX_AGE_LIMIT } from '../../../core/page-cache.js';
 import { StrictObject, Type } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
 
@@ -66,6 +67,8 @@ export const ScrapeRequest = StrictObject({
   }, { additionalProperties: true, description: 'Extension: values picked by CSS or XPath selectors, answered in `extracted` (docs/scrape.md#extract_fields). +1 credit.' })),
   extractors: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), { maxItems: 20, uniqueItems: true, description: 'Extension: custom extractor plugins to run, by id; results under extracted.<id>.' })),
   max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_MAX_PAGES, description: `Extension: a PDF's pages to read at most (default ${DEFAULT_MAX_PAGES}). Held and charged: 1 credit per 10 pages read beyond the first 10.` })),
+  max_age: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AGE_LIMIT, description: `Extension: seconds (0 to ${MAX_AGE_LIMIT}). When this account fetched the same URL with the same fetch options at most this long ago, answer from the stored copy without fetching (cache.hit, cache.age); render_js and screenshot are then not charged. Never with cookies, custom_headers or a proxy (docs/scrape.md#cache-max_age).` })),
+  track_changes: Type.Optional(Type.Boolean({ description: 'Extension: compare the main content (as Markdown) with this account\'s previous tracked scrape of the URL: changes.status new, same (white space aside) or changed, with a unified diff. +1 credit.' })),
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
 
@@ -100,6 +103,16 @@ export const ScrapeResponse = Type.Object({
     description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).',
   })),
   proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
+  cache: Type.Optional(StrictObject({
+    hit: Type.Boolean({ description: 'true: answered from the stored copy, without fetching.' }),
+    age: Type.Optional(Type.Integer({ description: 'With hit: seconds since the stored copy was fetched.' })),
+    uncacheable: Type.Optional(Type.String({ description: 'The field that keeps this request out of the cache (cookies, custom_headers, proxy_type, proxy_country, actions): it was fetched, and not stored.' })),
+  }, { description: 'Extension: with max_age, what the cache did.' })),
+  changes: Type.Optional(StrictObject({
+    status: Type.Union([Type.Literal('new'), Type.Literal('same'), Type.Literal('changed')], { description: 'new: not tracked before; same: the Markdown differs in white space at most; changed.' }),
+    previous_scraped_at: Nullable(Type.String({ description: 'ISO 8601: when the version compared against was scraped.' })),
+    diff: Nullable(Type.String({ description: 'With changed: a unified diff of the Markdown, previous to current.' })),
+  }, { description: 'Extension: with track_changes, this page against the account\'s previous tracked scrape of it.' })),
   document: Type.Optional(StrictObject({
     type: Type.Union([Type.Literal('pdf'), Type.Literal('docx'), Type.Literal('rss'), Type.Literal('atom'), Type.Literal('json_feed')]),
     pages: Nullable(Type.Integer({ description: 'Pages in the document (PDF); null for other formats.' })),
@@ -181,11 +194,12 @@ const CTL_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
  * proxies: the validate stage runs them (bulk scrape's too) over whatever
  * fields passed the schema.
  */
-export function scrapeChecks(pages: PageReader, extractors: ReadonlyMap<string, ExtractorPlugin>, egress: EgressPolicy, schemas?: CallerSchemas) {
+export function scrapeChecks(pages: PageReader, extractors: ReadonlyMap<string, ExtractorPlugin>, egress: EgressPolicy, schemas?: CallerSchemas, tracksChanges = true) {
   /** Everything the schema cannot judge about a request but its URL: the semantic checks, and a browser for render_js. */
   const optionIssues = (i: Unchecked<Omit<ScrapeInput, 'url'>>): CheckIssue[] => {
     const issues: CheckIssue[] = check(i, extractors, schemas);
     if (i.render_js === true && !pages.renders) issues.push({ field: 'render_js', message: 'this server has no browser fetcher' });
+    if (i.track_changes === true && !tracksChanges) issues.push({ field: 'track_changes', message: 'this server keeps no page history' });
     return issues;
   };
 
