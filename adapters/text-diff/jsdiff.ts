@@ -1,39 +1,14 @@
 /**
  * Unified diffs with jsdiff (the `diff` package, kpdecker/jsdiff), for
- * change tracking (core/page-changes.ts). The `diff` package is used when
- * it is installed; until then, the copy of jsdiff 9.0.0 that playwright-core
- * (a dependency already) bundles and exports (`playwright-core/lib/utilsBundle`,
- * its `diff` namespace: the same library, the same API). Loaded on first
- * use: the bundle is large. A diff that jsdiff gives up on (it is bounded in
- * time, since it runs on the event loop) becomes a whole replacement: every
- * previous line removed, every current line added.
+ * change tracking (core/page-changes.ts). A diff that jsdiff gives up on (it
+ * is bounded in time, since it runs on the event loop) becomes a whole
+ * replacement: every previous line removed, every current line added.
  */
-import { createRequire } from 'node:module';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import type { TextDiff } from '../../core/page-changes.js';
-
-interface JsDiff {
-  createTwoFilesPatch(
-    oldFileName: string, newFileName: string, oldStr: string, newStr: string, oldHeader?: string, newHeader?: string,
-    options?: { readonly context?: number; readonly timeout?: number; readonly headerOptions?: unknown },
-  ): string | undefined;
-  readonly FILE_HEADERS_ONLY: unknown;
-}
 
 /** How long one diff may take on the event loop before it becomes a whole replacement. */
 const DIFF_TIMEOUT_MS = 250;
-
-let loaded: JsDiff | undefined;
-
-function jsdiff(): JsDiff {
-  if (loaded !== undefined) return loaded;
-  const require = createRequire(import.meta.url);
-  try {
-    loaded = require('diff') as JsDiff;
-  } catch {
-    loaded = (require('playwright-core/lib/utilsBundle') as { diff: JsDiff }).diff;
-  }
-  return loaded;
-}
 
 /** Lines of a text for a hunk ('' has none; a last line without a newline is marked as diff does). */
 function hunkLines(text: string, sign: string): string[] {
@@ -56,9 +31,8 @@ function replacement(before: string, after: string, labels: { readonly before: s
 }
 
 export const unifiedDiff: TextDiff = (before, after, labels) => {
-  const d = jsdiff();
-  const patch = d.createTwoFilesPatch(labels.before, labels.after, before, after, undefined, undefined, {
-    context: 3, timeout: DIFF_TIMEOUT_MS, headerOptions: d.FILE_HEADERS_ONLY,
+  const patch = createTwoFilesPatch(labels.before, labels.after, before, after, undefined, undefined, {
+    context: 3, timeout: DIFF_TIMEOUT_MS, headerOptions: FILE_HEADERS_ONLY,
   });
   return patch ?? replacement(before, after, labels);
 };
