@@ -127,11 +127,12 @@ export async function sitemapPages(
   let files = 0;
   let bytes = 0;
   let stopped: SitemapStop | undefined;
+  const timeUp = (): boolean => o.budget?.aborted === true;
   while (queue.length > 0) {
     if (files >= limits.maxFiles) { stopped = 'files'; break; }
     if (pages.length >= limits.maxUrls) { stopped = 'urls'; break; }
     if (bytes >= maxBytes) { stopped = 'bytes'; break; }
-    if (o.budget?.aborted === true) { stopped = 'time'; break; }
+    if (timeUp()) { stopped = 'time'; break; }
     const { url, depth } = queue.shift()!;
     files++;
     let body: string;
@@ -156,7 +157,7 @@ export async function sitemapPages(
       }
     } catch (e) {
       if (signal.aborted) throw e;
-      if (o.budget?.aborted === true) { stopped = 'time'; break; }
+      if (timeUp()) { stopped = 'time'; break; }
       continue;
     }
     const found = parseSitemap(body);
