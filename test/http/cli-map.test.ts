@@ -65,11 +65,11 @@ describe('scour map', { timeout: 180_000 }, () => {
   };
 
   it('the real command: the map as JSON when piped, its options sent; --help', async () => {
-    const [all, searched, help] = await pooled([
+    const [all, searched, help] = (await pooled([
       () => run([`${site.url}/`]),
       () => run([`${site.url}/`, '--search', 'archive older', '--limit', '1', '--sitemap', 'only', '--no-subdomains']),
       () => run(['--help']),
-    ]);
+    ])) as [CliResult, CliResult, CliResult];
     expect(all.code, shown(all)).toBe(0);
     const j = JSON.parse(all.out);
     expect(j.credits_used).toBe(1);
