@@ -1,7 +1,7 @@
 /**
  * MCP over streamable HTTP (POST /mcp), with the SDK's own Client and
  * StreamableHTTPClientTransport against the real server, on both HTTP
- * adapters and both deployments (embedded, shared): the six tools with the
+ * adapters and both deployments (embedded, shared): the seven tools with the
  * routes' request schemas as inputSchema, a scrape of a loopback page
  * (structured content, Markdown text, charged exactly as the API charges),
  * usage, a validation error, 401, 402, an unknown tool; and the transport's
@@ -25,9 +25,9 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const ADMIN = 'mcp-test-admin-token-0123456789abcdef';
-const TOOLS = ['search', 'scrape', 'bulk_scrape', 'crawl', 'research', 'usage'];
+const TOOLS = ['search', 'scrape', 'bulk_scrape', 'crawl', 'map', 'research', 'usage'];
 const ROUTES: Record<string, string> = {
-  search: 'POST /v1/search', scrape: 'POST /v1/scrape', bulk_scrape: 'POST /v1/scrape/bulk', crawl: 'POST /v1/crawl', research: 'POST /v1/research',
+  search: 'POST /v1/search', scrape: 'POST /v1/scrape', bulk_scrape: 'POST /v1/scrape/bulk', crawl: 'POST /v1/crawl', map: 'POST /v1/map', research: 'POST /v1/research',
 };
 const BODY_LIMIT = 256 * 1024;
 
@@ -77,7 +77,7 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     await site?.close();
   });
 
-  it('lists the six tools, each inputSchema its route\'s request schema as is', async () => {
+  it('lists the seven tools, each inputSchema its route\'s request schema as is', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS);
     const routes = new Map(s.scour.app.compiled.map((c) => [c.key, c.route]));
