@@ -49,9 +49,33 @@ export interface MapCandidate {
   readonly title?: string | undefined;
 }
 
-/** The words of a text: runs of letters and digits, lower case, accents folded. */
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+
+/** Whether the UTF-16 unit at `i` is part of a word: ASCII letters and digits, any letter or digit beyond ASCII, and astral characters. */
+const wordUnit = (s: string, c: number, i: number): boolean =>
+  (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c > 127 && ((c >= 0xd800 && c <= 0xdfff) || LETTER_OR_DIGIT.test(s[i]!)));
+
+/** The words of a text: runs of letters and digits, lower case, accents folded (one scan; ASCII text is not normalised). */
 export function words(text: string): string[] {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  let s = text.toLowerCase();
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 127) {
+      s = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+      break;
+    }
+  }
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < s.length; i++) {
+    if (wordUnit(s, s.charCodeAt(i), i)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(s.slice(start));
+  return out;
 }
 
 const decode = (s: string): string => {

@@ -180,6 +180,24 @@ describe('POST /v1/map', { timeout: 120_000 }, () => {
     expect(r.credits_used).toBe(1);
   });
 
+  it('a client that goes away stops the map: the hold released, nothing charged, the site\'s hanging request closed', async () => {
+    const slow = await other('slow');
+    const a = await account(10);
+    const controller = new AbortController();
+    const pending = call(`${s.url}/v1/map`, 'POST', { auth: a.key, body: { url: `${slow.url}/`, timeout: 60 }, signal: controller.signal }).catch((e: unknown) => e);
+    const deadline = Date.now() + 10_000;
+    while (slow.hits('/slow.xml') === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(slow.hits('/slow.xml')).toBe(1);
+    expect((await balance(a.key)).credits_reserved).toBe(1);
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    for (let i = 0; i < 100 && (await balance(a.key)).credits_reserved !== 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await balance(a.key)).toMatchObject({ credits_used: 0, credits_remaining: 10, credits_reserved: 0 });
+    expect(await ledger(a.id)).toEqual([]);
+    for (let i = 0; i < 100 && slow.open() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(slow.open()).toBe(0);
+  });
+
   it('a site that answers with nothing to list: an empty map, charged, with a warning', async () => {
     const none = await other('none');
     const r = await mapped({ url: `${none.url}/` });

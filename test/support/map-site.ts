@@ -39,6 +39,8 @@ export interface MapSite {
   readonly port: number;
   readonly requests: MapSiteRequest[];
   hits(pathAndQuery: string): number;
+  /** Requests still open (the slow site's sitemap that never answers, until its client goes away). */
+  open(): number;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function startMapSite(kind: 'site' | 'many' | 'bomb' | 'slow' | 'no
       if (path === '/robots.txt') return text(`Sitemap: ${base()}/slow.xml\n`);
       if (path === '/slow.xml') {
         hanging.add(res);
+        res.on('close', () => hanging.delete(res));
         return;
       }
       if (path === '/') return html(200, 'Slow', '<a href="/quick">Quick page</a>');
@@ -138,6 +141,7 @@ export async function startMapSite(kind: 'site' | 'many' | 'bomb' | 'slow' | 'no
     port,
     requests,
     hits: (p) => requests.filter((r) => r.path === p).length,
+    open: () => hanging.size,
     close: async () => {
       for (const r of hanging) r.destroy();
       server.closeAllConnections();
