@@ -117,6 +117,22 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     expect(after.breakdown.find((x: { operation: string }) => x.operation === 'scrape').requests).toBe(before.breakdown.find((x: { operation: string }) => x.operation === 'scrape')?.requests + 1 || 1);
   }, 60_000);
 
+  it('map: the API\'s answer as structured content, one URL a line, 1 credit', async () => {
+    const before = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    const r = await tool(client, 'map', { url: `${site.url}/html/simple`, sitemap: 'skip' });
+    expect(r.isError, text(r)).toBeFalsy();
+    const b = r.structuredContent!;
+    expect(b.links[0]).toEqual({ url: `${site.url}/html/simple`, title: 'Simple page', source: 'page' });
+    expect(b.credits_used).toBe(1);
+    expect(text(r)).toMatch(new RegExp(`^Map: ${b.links.length} URLs?\\. Credits used: 1; remaining: \\d+\\.\\n- ${site.url}/html/simple \\(Simple page\\)`));
+    const after = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    expect(after.credits_used - before.credits_used).toBe(1);
+    const refused = await tool(client, 'map', { url: 'http://10.0.0.1/', limit: 0 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^MISSING_PARAMETER: /);
+    expect(refused.structuredContent!.validation_errors.map((v: { field: string }) => v.field).sort()).toEqual(['limit', 'url']);
+  }, 60_000);
+
   it('usage: the API\'s answer as structured content, and a line of text', async () => {
     const r = await tool(client, 'usage', {});
     expect(r.isError).toBeFalsy();
