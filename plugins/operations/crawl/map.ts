@@ -8,8 +8,10 @@
  * de-duplicated as a crawl's frontier is (core/crawl-urls.ts), kept to the
  * site (core/site-map.ts), and ranked by a search phrase when one is given.
  * One credit a call, held before any fetch and charged once the map is
- * made; a map that could not reach the site at all fails with the start
- * page's error (or robots.txt's, sitemap only) and costs nothing.
+ * made; a map that found nothing and whose start page failed fails with
+ * that error (sitemap only: robots.txt's, when no sitemap request got an
+ * answer) and costs nothing. Decisions the issue leaves open are in
+ * docs/map.md (defaults, order, what is left out, warnings, bounds).
  */
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
@@ -173,7 +175,7 @@ export async function runMap(spec: MapSpec, deps: MapDeps): Promise<MapOutcome> 
 
     const warnings: MapWarning[] = [];
     const page = start?.page;
-    const pageRead = page !== undefined && page.statusCode >= 200 && page.statusCode < 300 && page.links !== undefined && /^(text\/html|application\/xhtml\+xml)/i.test(page.contentType);
+    const pageRead = page !== undefined && page.statusCode >= 200 && page.statusCode < 300 && /^(text\/html|application\/xhtml\+xml)/i.test(page.contentType);
     // The start page first (where it ended, when a redirect kept to the site), then the sitemaps' URLs in their order, then the page's other links.
     if (pageRead) {
       const final = canonicalUrl(page.finalUrl);
