@@ -42,6 +42,8 @@ export const PRICES = {
     page: 3,
     render_js: 5,
   },
+  /** Extension: a map of a site (POST /v1/map): robots.txt, sitemaps and one page read, whatever its number of URLs. */
+  map: { call: 1 },
   /** By analysis_depth (8.2 gives the 5-15 range; the spec names the depths but not their prices). */
   research: { quick: 5, standard: 10, comprehensive: 15 },
   /** Extension: 1 credit per 10 pages of a PDF read beyond the first 10. */

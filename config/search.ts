@@ -15,6 +15,7 @@ import { nodeEgress } from '../adapters/egress/port.js';
 import type { ProviderOptions } from '../plugins/sdk/provider.js';
 import { createSearchOperation } from '../plugins/operations/search/index.js';
 import { createCrawlOperation } from '../plugins/operations/crawl/index.js';
+import { createMapOperation } from '../plugins/operations/crawl/map.js';
 import { egressPolicy } from './scrape.js';
 import { createIndexAdminOperation } from '../plugins/operations/index-admin.js';
 import { createLocalProvider } from '../plugins/search-providers/local/index.js';
@@ -109,6 +110,7 @@ export function searchPlugins(settings: Settings, index: SearchIndex, pauses?: P
     createSearchOperation({ providers: enabledSearchProviders(settings), providerTimeoutMs: settings.searchProviderTimeoutMs, ...(pauses === undefined ? {} : { pauses }) }),
     createIndexAdminOperation({ index }),
     createCrawlOperation({ egress: egressPolicy(settings.allowPrivateTargets), index }),
+    createMapOperation({ egress: egressPolicy(settings.allowPrivateTargets) }),
   );
   return plugins;
 }

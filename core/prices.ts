@@ -41,6 +41,8 @@ export interface Prices {
     readonly page: number;
     readonly render_js: number;
   };
+  /** Extension: a map of a site (POST /v1/map), whatever its number of URLs. */
+  readonly map: { readonly call: number };
   /** By analysis_depth. */
   readonly research: { readonly quick: number; readonly standard: number; readonly comprehensive: number };
   /** Extension: a long PDF costs more than a page: 1 credit per `pagesPerCredit` pages read beyond the first `freePages`. */
@@ -135,6 +137,11 @@ export function documentPagesHold(prices: Prices, i: { readonly max_pages?: numb
 /** Credits one stored page of a crawl costs. */
 export function crawlPagePrice(prices: Prices, i: { readonly render_js?: boolean }): number {
   return prices.crawl.page + (i.render_js ? prices.crawl.render_js : 0);
+}
+
+/** Credits one map costs. */
+export function mapPrice(prices: Prices): number {
+  return prices.map.call;
 }
 
 export function researchPrice(prices: Prices, i: { readonly analysis_depth?: 'quick' | 'standard' | 'comprehensive' }): number {

@@ -26,6 +26,7 @@ const OPERATIONS: readonly { readonly route: string; readonly request?: string; 
   { route: 'GET /v1/scrape/bulk/{job_id}', response: 'BulkScrapeJob' },
   { route: 'POST /v1/crawl', request: 'CrawlRequest', response: 'CrawlAccepted', status: '202' },
   { route: 'GET /v1/crawl/{job_id}', response: 'CrawlJob' },
+  { route: 'POST /v1/map', request: 'MapRequest', response: 'MapResponse' },
   { route: 'POST /v1/research', request: 'ResearchRequest', response: 'ResearchResponse' },
   { route: 'POST /v1/research', response: 'ResearchAccepted', status: '202' },
   { route: 'GET /v1/research/{job_id}', response: 'ResearchJob' },

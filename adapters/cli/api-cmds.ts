@@ -1,5 +1,5 @@
 /**
- * The API commands of `scour`: search, scrape, bulk, crawl, research, usage,
+ * The API commands of `scour`: search, scrape, bulk, crawl, map, research, usage,
  * tools, login and logout, against a running server through `scour/client`
  * (adapters/client), so the CLI gets the client's retry rules (spec 7.4)
  * and its error class.
@@ -23,7 +23,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import {
-  type BulkScrapeJob, type CrawlJob, type ResearchJob, type ResearchResponse, Scour, ScourError, type ScrapeRequest,
+  type BulkScrapeJob, type CrawlJob, type MapRequest, type ResearchJob, type ResearchResponse, Scour, ScourError, type ScrapeRequest,
   type SearchRequest, TOOL_SLUGS, type ToolSlug,
 } from '../client/index.js';
 import { UsageError } from './errors.js';
@@ -48,6 +48,8 @@ export const API_HELP = `Against a running server (SCOUR_URL, default http://loc
                    results as JSON lines on stdout, progress on stderr; batches of 100
   scour crawl URL [--max-pages N] [--max-depth N] [--include GLOB]... [--exclude GLOB]... [--render-js]
                   [--no-wait] [--json]            crawl into the search index on the server (--local: in this process)
+  scour map URL [--search PHRASE] [--limit N] [--sitemap include|only|skip] [--no-subdomains] [--json]
+                                                   the site's URLs (sitemaps, the start page's links), one a line
   scour research "question" [--depth quick|standard|comprehensive] [--sources academic,news,...]
                   [--max-sources N] [--timeframe past_year] [--citation-format apa|...] [--export FORMAT -o FILE] [--json]
   scour usage [--json]
@@ -92,6 +94,15 @@ const HELPS: Record<string, string> = {
   --no-wait           print the accepted job and exit
   --json              the final job status as JSON
   --local             crawl in this process into the configured index, no server (scour crawl --local --help)
+`,
+  map: `scour map URL [options]: POST /v1/map, the site's URLs without their content (1 credit)
+  --search PHRASE     only URLs relevant to the phrase, most relevant first
+  --limit N           URLs at most (1-10000, server default 1000)
+  --sitemap MODE      include (default: sitemaps and the start page's links), only (sitemaps), skip (the start page)
+  --no-subdomains     keep to the start URL's host (include_subdomains false)
+  --timeout S         seconds the map may take (5-60, server default 30)
+  --json              the whole answer as JSON (also when stdout is not a terminal)
+  On a terminal: one URL a line, its link text after a tab when it has one; warnings and credits on stderr.
 `,
   research: `scour research "question" [options]: POST /v1/research as a job, its stages as progress, then the report
   --depth D           quick, standard (default) or comprehensive
@@ -494,6 +505,33 @@ const crawl: Command = async (argv, deps) => {
   return job.status === 'failed' || job.status === 'cancelled' ? CLI_EXIT_CODES.failed : 0;
 };
 
+const map: Command = async (argv, deps) => {
+  const a = args(argv, {
+    search: { type: 'string' }, limit: { type: 'string' }, sitemap: { type: 'string' }, 'no-subdomains': { type: 'boolean' }, timeout: { type: 'string' },
+  }, { min: 1, max: 1, name: 'the URL' });
+  if (a.help) return help(deps, 'map');
+  const v = a.values;
+  const req: Record<string, unknown> = { url: a.positionals[0]! };
+  if (str(v, 'search') !== undefined) req.search = str(v, 'search');
+  const limit = integer(v, 'limit', 1, 1_000_000);
+  if (limit !== undefined) req.limit = limit;
+  const sitemap = str(v, 'sitemap');
+  if (sitemap !== undefined && !['include', 'only', 'skip'].includes(sitemap)) throw new UsageError('--sitemap must be include, only or skip');
+  if (sitemap !== undefined) req.sitemap = sitemap;
+  if (v['no-subdomains'] === true) req.include_subdomains = false;
+  const timeout = integer(v, 'timeout', 1, 1000);
+  if (timeout !== undefined) req.timeout = timeout;
+  const res = await clientFor(deps, { needKey: true }).map(req as unknown as MapRequest, { signal: deps.signal });
+  if (wantsJson(v, deps)) {
+    deps.out(json(res));
+    return 0;
+  }
+  deps.out(res.links.map((l) => (l.title === undefined ? `${l.url}\n` : `${l.url}\t${l.title.replace(/\s+/g, ' ')}\n`)).join(''));
+  for (const w of res.warnings ?? []) deps.err(`warning: ${w.code}: ${w.message}\n`);
+  deps.err(`${res.links.length} URLs; ${res.credits_used} credits used, ${res.remaining_credits} left\n`);
+  return 0;
+};
+
 const EXPORT_EXT: Record<string, string> = { markdown: 'md', html: 'html', pdf: 'pdf', docx: 'docx', json: 'json', csv: 'csv', bibtex: 'bib' };
 
 const research: Command = async (argv, deps) => {
@@ -643,4 +681,4 @@ function help(deps: ApiCommandDeps, cmd: string): number {
   return 0;
 }
 
-const COMMANDS: Record<string, Command> = { search, scrape, bulk, crawl, research, usage, tools, login, logout };
+const COMMANDS: Record<string, Command> = { search, scrape, bulk, crawl, map, research, usage, tools, login, logout };

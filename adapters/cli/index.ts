@@ -287,6 +287,7 @@ async function main<S extends CliSettings>(argv: readonly string[], host: CliHos
     case 'search':
     case 'scrape':
     case 'bulk':
+    case 'map':
     case 'research':
     case 'usage':
     case 'tools':

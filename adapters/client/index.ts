@@ -23,7 +23,7 @@
  * so it runs in Node 20+ and in browsers.
  */
 import type {
-  BulkScrapeAccepted, BulkScrapeJob, BulkScrapeRequest, BulkScrapeResponse, CrawlAccepted, CrawlJob, CrawlRequest,
+  BulkScrapeAccepted, BulkScrapeJob, BulkScrapeRequest, BulkScrapeResponse, CrawlAccepted, CrawlJob, CrawlRequest, MapRequest, MapResponse,
   ResearchAccepted, ResearchJob, ResearchRequest, ResearchResponse, ScrapeRequest, ScrapeResponse, SearchRequest,
   SearchResponse, ToolRequests, ToolResponses, ToolSlug, UsageResponse,
 } from './types.gen.js';
@@ -42,6 +42,8 @@ export type ResearchOutput = ResearchResponse;
 export type ResearchJobAccepted = ResearchAccepted;
 export type CrawlInput = CrawlRequest;
 export type CrawlJobAccepted = CrawlAccepted;
+export type MapInput = MapRequest;
+export type MapOutput = MapResponse;
 export type UsageOutput = UsageResponse;
 
 /** A tool's call: its own body type (optional when every field is) and answer type. */
@@ -241,6 +243,10 @@ export class Scour {
   }
   crawl(body: CrawlInput, o?: CallOptions): Promise<CrawlJobAccepted> {
     return this.request('POST', '/v1/crawl', body, o) as Promise<CrawlJobAccepted>;
+  }
+  /** A site's URLs (sitemaps and the start page's links), without their content: 1 credit. */
+  map(body: MapInput, o?: CallOptions): Promise<MapOutput> {
+    return this.request('POST', '/v1/map', body, o) as Promise<MapOutput>;
   }
   usage(o?: CallOptions): Promise<UsageOutput> {
     return this.request('GET', '/v1/usage', undefined, o) as Promise<UsageOutput>;

@@ -880,6 +880,65 @@ export interface CrawlJob {
   request_id: string;
 }
 
+/** Body of POST /v1/map. */
+export interface MapRequest {
+  /**
+   * The site to map: an absolute http or https URL (its start page), checked by the egress guard.
+   */
+  url: string;
+  /**
+   * URLs answered at most (1 to 10000, default 1000).
+   */
+  limit?: number;
+  /**
+   * Only URLs relevant to this phrase, most relevant first: its words matched against each URL's path and query and its link text (whole words, plurals, prefixes), rare words counting most.
+   */
+  search?: string;
+  /**
+   * Also list URLs on subdomains of the start URL's host (blog.example.com for example.com). Default true. www. and its bare host are always one site.
+   */
+  include_subdomains?: boolean;
+  /**
+   * include (default): the sitemaps and the start page's links; only: the sitemaps alone (the start page is not fetched); skip: the start page's links alone (robots.txt and sitemaps are not fetched).
+   */
+  sitemap?: "include" | "only" | "skip";
+  /**
+   * Seconds the map may take in all (5 to 60, default 30); what was found by then is answered, with a TIME_LIMIT warning.
+   */
+  timeout?: number;
+}
+
+/** Answer 200 of POST /v1/map. */
+export interface MapResponse {
+  links: {
+    /**
+     * Canonical: fragment and tracking parameters dropped, query sorted.
+     */
+    url: string;
+    /**
+     * The start page's link text for this URL (the start page's own title for itself), when it has one.
+     */
+    title?: string;
+    /**
+     * sitemap when a sitemap lists the URL, else page (a link of the start page, or the start page itself).
+     */
+    source: "sitemap" | "page";
+  }[];
+  credits_used: number;
+  remaining_credits: number;
+  /**
+   * What the map could not read in full: START_PAGE_FAILED (with the failure's code in the message), START_PAGE_NOT_READ (not HTML, or an HTTP error status), SITEMAP_LIMIT (files, URLs or bytes bound reached), TIME_LIMIT.
+   */
+  warnings?: {
+    code: string;
+    message: string;
+  }[];
+  /**
+   * Also in the x-request-id header.
+   */
+  request_id: string;
+}
+
 /** Body of POST /v1/research. */
 export interface ResearchRequest {
   /**

@@ -163,6 +163,17 @@ export function renderCrawl(b: JsonObject): string {
   return lines.join('\n');
 }
 
+export function renderMap(b: JsonObject): string {
+  const links = arr(b.links).map(obj).filter((r): r is JsonObject => r !== undefined);
+  const lines = [`Map: ${links.length} URL${links.length === 1 ? '' : 's'}. ${credits(b)}`];
+  for (const l of links) {
+    const title = str(l.title);
+    lines.push(`- ${str(l.url) ?? ''}${title ? ` (${oneLine(title, 200)})` : ''}${l.source === 'sitemap' ? ' [sitemap]' : ''}`);
+  }
+  for (const w of arr(b.warnings)) lines.push(`Warning ${String(obj(w)?.code ?? '')}: ${String(obj(w)?.message ?? '')}`);
+  return clip(lines.join('\n'));
+}
+
 export function renderResearch(b: JsonObject): string {
   const job = jobLine(b);
   if (job !== undefined) {
@@ -238,6 +249,8 @@ export const TOOL_ROUTES: readonly ToolRoute[] = [
     note: 'When the API answers with a job (202: async or callback_url), the tool waits for it (up to its wait bound) and returns the job status with the results.' },
   { name: 'crawl', title: 'Crawl a site into the index', method: 'POST', path: '/v1/crawl', readOnly: false, render: renderCrawl,
     note: 'The tool submits the crawl and waits for it to finish (up to its wait bound), then returns the job status; an unfinished crawl keeps running on the server.' },
+  { name: 'map', title: 'Map a site\'s URLs', method: 'POST', path: '/v1/map', readOnly: true, render: renderMap,
+    note: 'The text result is one URL a line (its link text, and [sitemap] when a sitemap lists it); use search to rank by a phrase.' },
   { name: 'research', title: 'Research a question', method: 'POST', path: '/v1/research', readOnly: true, render: renderResearch,
     note: 'The text result is the report in Markdown with its citations. When the API answers with a job (202: async or callback_url), the tool waits for it (up to its wait bound).' },
   { name: 'usage', title: 'Credit usage', method: 'GET', path: '/v1/usage', readOnly: true, render: renderUsage },

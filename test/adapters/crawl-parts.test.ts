@@ -2,12 +2,16 @@
  * The crawl's parts without a network: canonical URLs (one spelling per
  * page, idempotent), the trap defences (path patterns, calendars, repeated
  * segments, long URLs), path-glob checks, sitemap and robots.txt parsing,
+ * sitemap reading (index files, gzipped files, its bounds on files, bytes
+ * and time),
  * and the per-host gate (concurrency and Crawl-delay spacing).
  */
 import { describe, expect, it } from 'vitest';
 import { globProblem } from '../../plugins/operations/crawl/index.js';
 import { HostGate, parseRobots } from '../../plugins/operations/crawl/politeness.js';
-import { parseSitemap } from '../../plugins/operations/crawl/sitemaps.js';
+import { parseSitemap, sitemapHostAllowed, sitemapPages, sitemapRoots } from '../../plugins/operations/crawl/sitemaps.js';
+import type { FetchText, TextResponse } from '../../plugins/operations/crawl/politeness.js';
+import { gzipSync } from 'node:zlib';
 import { canonicalUrl, looksLikeDocument, looksLikeFile, pathPattern, repeatingPath, TrapGuard, urlDate } from '../../core/crawl-urls.js';
 
 describe('canonicalUrl', () => {
@@ -144,6 +148,46 @@ describe('sitemaps and robots.txt', () => {
     // A cut-off file gives what it has; markup that is not a sitemap gives nothing.
     expect(parseSitemap('<urlset><url><loc>https://x.test/a</loc></url><url><loc>https://x.test/b')).toEqual({ pages: ['https://x.test/a', 'https://x.test/b'], sitemaps: [] });
     expect(parseSitemap('<html><body><a href="https://x.test/a">a</a><loc>https://x.test/b</loc></body></html>')).toEqual({ pages: [], sitemaps: [] });
+  });
+
+  it('reads sitemaps through index files, gunzips gzipped ones, skips broken ones, and stops at its bounds on files, bytes and time', async () => {
+    const xml = (urls: string[]) => `<urlset>${urls.map((u) => `<url><loc>${u}</loc></url>`).join('')}</urlset>`;
+    const files: Record<string, TextResponse> = {
+      'https://x.test/index.xml': { statusCode: 200, contentType: 'application/xml', body: '<sitemapindex><sitemap><loc>https://x.test/a.xml.gz</loc></sitemap><sitemap><loc>https://x.test/bad.xml.gz</loc></sitemap><sitemap><loc>https://other.test/c.xml</loc></sitemap></sitemapindex>', finalUrl: '' },
+      'https://x.test/a.xml.gz': { statusCode: 200, contentType: 'application/gzip', body: '\ufffd', bytes: gzipSync(xml(['https://x.test/1', 'https://x.test/2'])), finalUrl: '' },
+      'https://x.test/bad.xml.gz': { statusCode: 200, contentType: 'application/gzip', body: '', bytes: new Uint8Array([0x1f, 0x8b, 1, 2, 3]), finalUrl: '' },
+      'https://x.test/sitemap.xml': { statusCode: 404, contentType: 'text/plain', body: 'no', finalUrl: '' },
+      'https://other.test/c.xml': { statusCode: 200, contentType: 'application/xml', body: xml(['https://other.test/3']), finalUrl: '' },
+    };
+    const asked: string[] = [];
+    const fetchText: FetchText = async (url) => {
+      asked.push(url);
+      const f = files[url];
+      if (f === undefined) throw new Error('unreachable');
+      return f;
+    };
+    const signal = new AbortController().signal;
+    const roots = sitemapRoots('https://x.test', ['https://x.test/index.xml']);
+    expect(roots).toEqual(['https://x.test/index.xml', 'https://x.test/sitemap.xml']);
+    const all = await sitemapPages(roots, fetchText, signal, sitemapHostAllowed('https://x.test/'));
+    expect(all).toEqual({ pages: ['https://x.test/1', 'https://x.test/2'], files: 4 });
+    expect(asked).not.toContain('https://other.test/c.xml');
+    expect(sitemapHostAllowed('https://docs.x.test/')('https://x.test/s.xml')).toBe(true);
+    expect(sitemapHostAllowed('https://docs.x.test/')('https://evil.test/s.xml')).toBe(false);
+    expect(sitemapHostAllowed('https://docs.x.test/', false)('https://evil.test/s.xml')).toBe(true);
+
+    // Files: the second root is never fetched.
+    expect(await sitemapPages(roots, fetchText, signal, () => true, { maxFiles: 1, maxDepth: 3, maxUrls: 100 })).toEqual({ pages: [], files: 1, stopped: 'files' });
+    // Bytes: a gzipped file that unzips past what is left stops the reading.
+    const small = await sitemapPages(['https://x.test/a.xml.gz'], fetchText, signal, () => true, { maxFiles: 5, maxDepth: 3, maxUrls: 100, maxBytes: 20 });
+    expect(small).toEqual({ pages: [], files: 1, stopped: 'bytes' });
+    // URLs.
+    expect(await sitemapPages(roots, fetchText, signal, () => true, { maxFiles: 50, maxDepth: 3, maxUrls: 1 })).toMatchObject({ pages: ['https://x.test/1'], stopped: 'urls' });
+    // Time: a file that never answers ends the reading when the budget aborts, with what was found.
+    const budget = new AbortController();
+    const hanging: FetchText = (url, s) => (url.endsWith('index.xml') ? fetchText(url, s) : new Promise((_, reject) => s.addEventListener('abort', () => reject(new Error('aborted')))));
+    setTimeout(() => budget.abort(), 50);
+    expect(await sitemapPages(roots, hanging, signal, () => true, undefined, { budget: budget.signal })).toEqual({ pages: [], files: 2, stopped: 'time' });
   });
 
   it('reads Disallow, Crawl-delay (bounded) and Sitemap lines, for ScourBot or *', () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  type ApiAnswer, callTool, type Dispatcher, errorResult, NO_ARGUMENTS, renderBulk, renderCrawl, renderResearch, renderScrape, renderSearch,
+  type ApiAnswer, callTool, type Dispatcher, errorResult, NO_ARGUMENTS, renderBulk, renderCrawl, renderMap, renderResearch, renderScrape, renderSearch,
   toolDefinitions, UnknownTool,
 } from '../../adapters/mcp/tools.js';
 
@@ -117,6 +117,10 @@ describe('MCP tools (adapters/mcp/tools.ts)', () => {
     expect(renderCrawl(crawlJob('completed', { stop_reason: 'max_pages' }))).toBe(
       'Job crawl_1: completed.\nPages: 2 stored, 0 failed, 1 queued, 0 skipped. Credits used: 6.\nStop reason: max_pages.\nStored in the index collection acc_1 (search it with the search tool).',
     );
+    expect(renderMap({ links: [{ url: 'https://s/', title: 'Home  page', source: 'page' }, { url: 'https://s/a', source: 'sitemap' }], credits_used: 1, remaining_credits: 9,
+      warnings: [{ code: 'TIME_LIMIT', message: 'ran out' }] }))
+      .toBe('Map: 2 URLs. Credits used: 1; remaining: 9.\n- https://s/ (Home page)\n- https://s/a [sitemap]\nWarning TIME_LIMIT: ran out');
+    expect(renderMap({ links: [], credits_used: 1 })).toBe('Map: 0 URLs. Credits used: 1.');
     const report = { research_query: 'Q?', executive_summary: 'Sum.', key_insights: [{ statement: 'A holds.', confidence: 0.5, statement_evidence: { source_id: 'src_1' }, supporting_evidence: [] }],
       citations: [{ source_id: 'src_1', url: 'https://s', text: 'Author (2024). Title.' }], credits_used: 5, remaining_credits: 5 };
     expect(renderResearch(report)).toBe('# Q?\n\n## Summary\n\nSum.\n\n## Key insights\n\n1. A holds. (confidence 0.50; [src_1])\n\n## Citations\n\n- [src_1] Author (2024). Title. https://s\n\nCredits used: 5; remaining: 5.');

@@ -48,7 +48,7 @@ describe('docs/accounts-and-credits.md: the price table is config/prices.ts', ()
     }
   });
 
-  it('prices search, crawl and research as config/prices.ts does', () => {
+  it('prices search, crawl, map and research as config/prices.ts does', () => {
     const p = PRICES.search;
     expect(rows.get('search')).toContain(`${p.base} for up to ${p.smallMaxResults} results, ${p.large} above`);
     expect(rows.get('search')).toContain(`+${p.perScrapedPage} per page scraped`);
@@ -56,6 +56,7 @@ describe('docs/accounts-and-credits.md: the price table is config/prices.ts', ()
     expect(rows.get('search')).toContain(`+${p.social} \`include_social\``);
     const d = PRICES.document;
     expect(rows.get('PDF pages (extension)')).toContain(`+1 per ${d.pagesPerCredit} pages read beyond the first ${d.freePages}`);
+    expect(rows.get('map (extension)')).toBe(`${PRICES.map.call} per call, whatever its number of URLs (nothing when it fails)`);
     expect(rows.get('crawl (extension)')).toBe(`${PRICES.crawl.page} per page stored, +${PRICES.crawl.render_js} each with \`render_js\``);
     const r = PRICES.research;
     expect(rows.get('research')).toBe(`\`analysis_depth\` quick ${r.quick}, standard ${r.standard}, comprehensive ${r.comprehensive}`);

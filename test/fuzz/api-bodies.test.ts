@@ -1,7 +1,7 @@
 /**
  * Hostile input, property-based (issue 16 section 4): bodies drawn from
  * every request schema in GET /v1/openapi.json (search, scrape, bulk scrape,
- * crawl, research, the eleven tools, the admin and index-admin API), valid
+ * crawl, map, research, the eleven tools, the admin and index-admin API), valid
  * and broken (wrong types, missing and unknown fields, huge strings, deep
  * nesting, unicode edge cases, numbers at and past their limits, non-JSON
  * and msgpack bodies, wrong content types and codings, bad credentials,

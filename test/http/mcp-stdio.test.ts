@@ -1,7 +1,7 @@
 /**
  * `scour mcp` (MCP over stdio), with the SDK's own Client and
  * StdioClientTransport spawning the real CLI (from the sources, with tsx)
- * against a real server: the same six tools as POST /mcp (their inputSchema
+ * against a real server: the same seven tools as POST /mcp (their inputSchema
  * the routes' request schemas), a scrape of a loopback page charged as the
  * API charges, usage, a validation error, 401 (no key, a bad key), 402, an
  * unknown tool, a server that cannot be reached; stdout carries only MCP
@@ -78,9 +78,9 @@ describe('scour mcp (stdio) against a real server', () => {
     await site?.close();
   });
 
-  it('lists the six tools, the same as POST /mcp, each inputSchema its route\'s request schema', async () => {
+  it('lists the seven tools, the same as POST /mcp, each inputSchema its route\'s request schema', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['search', 'scrape', 'bulk_scrape', 'crawl', 'research', 'usage']);
+    expect(tools.map((t) => t.name)).toEqual(['search', 'scrape', 'bulk_scrape', 'crawl', 'map', 'research', 'usage']);
     const routes = new Map(s.scour.app.compiled.map((c) => [c.key, c.route]));
     const scrape = tools.find((t) => t.name === 'scrape')!;
     expect(scrape.inputSchema).toEqual(JSON.parse(JSON.stringify(routes.get('POST /v1/scrape')!.request!.json)));

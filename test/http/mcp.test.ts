@@ -1,7 +1,7 @@
 /**
  * MCP over streamable HTTP (POST /mcp), with the SDK's own Client and
  * StreamableHTTPClientTransport against the real server, on both HTTP
- * adapters and both deployments (embedded, shared): the six tools with the
+ * adapters and both deployments (embedded, shared): the seven tools with the
  * routes' request schemas as inputSchema, a scrape of a loopback page
  * (structured content, Markdown text, charged exactly as the API charges),
  * usage, a validation error, 401, 402, an unknown tool; and the transport's
@@ -25,9 +25,9 @@ import { startTargetSite, type TargetSite } from '../support/target-site.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const ADMIN = 'mcp-test-admin-token-0123456789abcdef';
-const TOOLS = ['search', 'scrape', 'bulk_scrape', 'crawl', 'research', 'usage'];
+const TOOLS = ['search', 'scrape', 'bulk_scrape', 'crawl', 'map', 'research', 'usage'];
 const ROUTES: Record<string, string> = {
-  search: 'POST /v1/search', scrape: 'POST /v1/scrape', bulk_scrape: 'POST /v1/scrape/bulk', crawl: 'POST /v1/crawl', research: 'POST /v1/research',
+  search: 'POST /v1/search', scrape: 'POST /v1/scrape', bulk_scrape: 'POST /v1/scrape/bulk', crawl: 'POST /v1/crawl', map: 'POST /v1/map', research: 'POST /v1/research',
 };
 const BODY_LIMIT = 256 * 1024;
 
@@ -77,7 +77,7 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     await site?.close();
   });
 
-  it('lists the six tools, each inputSchema its route\'s request schema as is', async () => {
+  it('lists the seven tools, each inputSchema its route\'s request schema as is', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS);
     const routes = new Map(s.scour.app.compiled.map((c) => [c.key, c.route]));
@@ -115,6 +115,22 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     expect(after.credits_remaining).toBe(before.credits_remaining - 4);
     expect(b.remaining_credits).toBe(after.credits_remaining);
     expect(after.breakdown.find((x: { operation: string }) => x.operation === 'scrape').requests).toBe(before.breakdown.find((x: { operation: string }) => x.operation === 'scrape')?.requests + 1 || 1);
+  }, 60_000);
+
+  it('map: the API\'s answer as structured content, one URL a line, 1 credit', async () => {
+    const before = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    const r = await tool(client, 'map', { url: `${site.url}/html/simple`, sitemap: 'skip' });
+    expect(r.isError, text(r)).toBeFalsy();
+    const b = r.structuredContent!;
+    expect(b.links[0]).toEqual({ url: `${site.url}/html/simple`, title: 'Simple page', source: 'page' });
+    expect(b.credits_used).toBe(1);
+    expect(text(r)).toMatch(new RegExp(`^Map: ${b.links.length} URLs?\\. Credits used: 1; remaining: \\d+\\.\\n- ${site.url}/html/simple \\(Simple page\\)`));
+    const after = (await call(`${s.url}/v1/usage`, 'GET', { auth: `Bearer ${key}` })).body;
+    expect(after.credits_used - before.credits_used).toBe(1);
+    const refused = await tool(client, 'map', { url: 'http://10.0.0.1/', limit: 0 });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^MISSING_PARAMETER: /);
+    expect(refused.structuredContent!.validation_errors.map((v: { field: string }) => v.field).sort()).toEqual(['limit', 'url']);
   }, 60_000);
 
   it('usage: the API\'s answer as structured content, and a line of text', async () => {

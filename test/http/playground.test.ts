@@ -297,7 +297,7 @@ describe.each(CASES)('GET /playground (%s, %s)', (config, adapter) => {
       expect(res?.headers()['content-security-policy']).toBe(PLAYGROUND_CSP);
       await page.waitForSelector('body[data-state="ready"]', { timeout: 15_000 });
       const options = await page.locator('#operation option').evaluateAll((os) => os.map((o) => o.textContent));
-      for (const op of ['POST /v1/search', 'POST /v1/scrape', 'POST /v1/scrape/bulk', 'POST /v1/crawl', 'POST /v1/research', 'GET /v1/usage', 'POST /v1/tools/uuid-generator', 'POST /v1/tools/base64-encoder']) {
+      for (const op of ['POST /v1/search', 'POST /v1/scrape', 'POST /v1/scrape/bulk', 'POST /v1/crawl', 'POST /v1/map', 'POST /v1/research', 'GET /v1/usage', 'POST /v1/tools/uuid-generator', 'POST /v1/tools/base64-encoder']) {
         expect(options, op).toContain(op);
       }
       // Not its own routes, nor the admin API, nor the service routes.

@@ -2,7 +2,7 @@
  * The SSRF matrix (SECURITY.md): with the default egress policy (no private
  * targets), every spelling of a loopback address is refused on every path
  * that makes the server fetch or call a URL: a scrape (plain and rendered),
- * a bulk scrape, a crawl, the callback_url of bulk, crawl and research, and
+ * a bulk scrape, a crawl, a map, the callback_url of bulk, crawl and research, and
  * a search's auto-scrape of indexed results. The target is a live loopback
  * site that counts requests: it must receive none. (Loopback stands in for
  * every refused range: tests send traffic nowhere else, not even to prove a
@@ -81,6 +81,17 @@ describe('SSRF: every loopback spelling, every path, nothing reaches the target'
     for (const url of spellings(site.port)) {
       const r = await post('/v1/crawl', { url, max_pages: 1 });
       expectErrorBody(r, 400, 'TARGET_NOT_ALLOWED');
+    }
+    expect(site.hitCount()).toBe(0);
+  });
+
+  it('POST /v1/map: the start URL refused, in every sitemap mode', async () => {
+    for (const url of spellings(site.port)) {
+      for (const sitemap of ['include', 'only', 'skip']) {
+        const r = await post('/v1/map', { url, sitemap });
+        expectErrorBody(r, 400, 'TARGET_NOT_ALLOWED');
+        expect(r.body.validation_errors, url).toEqual([expect.objectContaining({ field: 'url' })]);
+      }
     }
     expect(site.hitCount()).toBe(0);
   });

@@ -12,6 +12,7 @@ import type { SearchRequest, SearchResponse } from '../../plugins/operations/sea
 import type { ScrapeRequest, ScrapeResponse } from '../../plugins/operations/scrape/index.js';
 import type { BulkAccepted, BulkJobStatus, BulkRequest, BulkResponse } from '../../plugins/operations/scrape/bulk.js';
 import type { CrawlAccepted, CrawlRequest, CrawlStatus } from '../../plugins/operations/crawl/index.js';
+import type { MapRequest, MapResponse } from '../../plugins/operations/crawl/map.js';
 import type { ResearchAccepted, ResearchJobStatus, ResearchRequest, ResearchResponse } from '../../plugins/operations/research/request.js';
 import type { UsageResponse } from '../../plugins/operations/usage.js';
 
@@ -30,6 +31,7 @@ export const bulkAccepted = same<C.BulkScrapeAccepted, Sent<typeof BulkAccepted>
 export const bulkJob = same<C.BulkScrapeJob, Sent<typeof BulkJobStatus>>({ ab: (a) => a, ba: (b) => b });
 export const crawlAccepted = same<C.CrawlAccepted, Sent<typeof CrawlAccepted>>({ ab: (a) => a, ba: (b) => b });
 export const crawlJob = same<C.CrawlJob, Sent<typeof CrawlStatus>>({ ab: (a) => a, ba: (b) => b });
+export const map = same<C.MapResponse, Sent<typeof MapResponse>>({ ab: (a) => a, ba: (b) => b });
 export const research = same<C.ResearchResponse, Sent<typeof ResearchResponse>>({ ab: (a) => a, ba: (b) => b });
 export const researchAccepted = same<C.ResearchAccepted, Sent<typeof ResearchAccepted>>({ ab: (a) => a, ba: (b) => b });
 export const researchJob = same<C.ResearchJob, Sent<typeof ResearchJobStatus>>({ ab: (a) => a, ba: (b) => b });
@@ -40,6 +42,7 @@ export const searchIn = same<C.SearchRequest, Asked<typeof SearchRequest>>({ ab:
 export const scrapeIn = same<C.ScrapeRequest, Asked<typeof ScrapeRequest>>({ ab: (a) => a, ba: (b) => b });
 export const bulkIn = same<C.BulkScrapeRequest, Asked<typeof BulkRequest>>({ ab: (a) => a, ba: (b) => b });
 export const crawlIn = same<C.CrawlRequest, Asked<typeof CrawlRequest>>({ ab: (a) => a, ba: (b) => b });
+export const mapIn = same<C.MapRequest, Asked<typeof MapRequest>>({ ab: (a) => a, ba: (b) => b });
 export const researchIn = same<C.ResearchRequest, Asked<typeof ResearchRequest>>({ ab: (a) => a, ba: (b) => b });
 
 // The overloads: a callback_url (or async: true) makes research and bulk scrape asynchronous.

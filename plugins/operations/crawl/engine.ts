@@ -22,7 +22,7 @@ import { Configuration, enqueueLinks, EnqueueStrategy, Log, LogLevel, RequestQue
 import type { AddedItem, FrontierEntry, ItemStatus } from '../../../core/jobs.js';
 import type { IndexDocument } from '../../../core/search.js';
 import { HostGate, RobotsCache, type FetchText, type HostRules } from './politeness.js';
-import { sitemapPages } from './sitemaps.js';
+import { sitemapHostAllowed, sitemapPages, sitemapRoots } from './sitemaps.js';
 import type { DocumentKind } from '../../../core/documents.js';
 import { canonicalUrl, DEFAULT_TRAP_LIMITS, looksLikeDocument, looksLikeFile, MAX_URL_LENGTH, TrapGuard, type TrapLimits } from '../../../core/crawl-urls.js';
 
@@ -536,16 +536,8 @@ export async function runCrawl(spec: CrawlSpec, deps: CrawlDeps): Promise<CrawlO
     }
     if (!stopping() && spec.useSitemaps && spec.maxDepth >= 1) {
       const rules = await robots.forUrl(spec.start);
-      const roots = [...new Set([...rules.sitemaps, `${startUrl.origin}/sitemap.xml`])];
-      const host = startUrl.hostname;
-      const mayFetch = (u: string) => {
-        try {
-          const h = new URL(u).hostname;
-          return !spec.sameDomain || h === host || h.endsWith(`.${host}`) || host.endsWith(`.${h}`);
-        } catch {
-          return false;
-        }
-      };
+      const roots = sitemapRoots(startUrl.origin, rules.sitemaps);
+      const mayFetch = sitemapHostAllowed(spec.start, spec.sameDomain);
       const fetchGated: FetchText = (u, s) => gate.run(new URL(u).host, rules.delayMs, () => deps.fetchText(u, s));
       const found = await sitemapPages(roots, fetchGated, signal, mayFetch, { maxFiles: 50, maxDepth: 3, maxUrls: book.frontierLimit });
       const entries = await discover(found.pages, 1);

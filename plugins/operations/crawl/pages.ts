@@ -7,7 +7,8 @@
  * data, links). A redirect is taken as it came, and only HTML pages that
  * succeeded are read (and, when the crawl includes documents, PDF and DOCX
  * files, read by the pipeline's document reader); robots.txt and sitemaps
- * are only fetched.
+ * are only fetched. A map (./map.ts) reads its start page for its links
+ * and their text only (fetchLinks), redirects followed.
  */
 import { Cause, Effect, Exit } from 'effect';
 import { BINARY_KINDS, documentKind, type DocumentKind } from '../../../core/documents.js';
@@ -57,7 +58,25 @@ const fetchedOnly = (): PageDepth => 'fetched';
 
 const firstString = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);
 
-export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchText: FetchText } {
+/** A page as a map reads it: where it ended, its title and its links with their text. */
+export interface LinkedPage {
+  readonly statusCode: number;
+  readonly contentType: string;
+  readonly finalUrl: string;
+  readonly title: string | null;
+  /** Empty unless the page is HTML that succeeded. */
+  readonly links: readonly { readonly url: string; readonly text: string; readonly rel: string | null }[];
+}
+
+/**
+ * One page with its redirects followed (each hop guarded), judged like a
+ * scrape (a 403 or a challenge page rejects with TARGET_BLOCKED), and, when
+ * it is HTML that succeeded, read for its title and links only. Rejects
+ * with the core's target errors.
+ */
+export type FetchLinks = (url: string, o: { readonly timeoutSeconds: number; readonly signal: AbortSignal }) => Promise<LinkedPage>;
+
+export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchText: FetchText; fetchLinks: FetchLinks } {
   const fetchPage: FetchPage = (url, o) => {
     const input = {
       url, follow_redirects: false, timeout: PAGE_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT,
@@ -103,11 +122,27 @@ export function crawlFetchers(pages: PageReader): { fetchPage: FetchPage; fetchT
     const input = { url, follow_redirects: true, timeout: TEXT_TIMEOUT_SECONDS, user_agent: CRAWLER_USER_AGENT };
     return runAbortable(
       Effect.map(pages.read({ input, depth: fetchedOnly }), ({ result: r }) => ({
-        statusCode: r.statusCode, contentType: r.contentType, body: r.body, finalUrl: r.finalUrl,
+        statusCode: r.statusCode, contentType: r.contentType, body: r.body, finalUrl: r.finalUrl, ...(r.bytes === undefined ? {} : { bytes: r.bytes }),
       })),
       signal,
     );
   };
 
-  return { fetchPage, fetchText };
+  const linksDepth = (r: FetchResult): PageDepth => (r.statusCode >= 400 ? 'judged' : r.statusCode < 300 && HTML.test(r.contentType) ? 'read' : 'fetched');
+  const fetchLinks: FetchLinks = (url, o) => {
+    const input = { url, follow_redirects: true, timeout: o.timeoutSeconds, user_agent: CRAWLER_USER_AGENT, extract_meta: true, extract_links: true };
+    return runAbortable(
+      Effect.map(pages.read({ input, depth: linksDepth }), (page): LinkedPage => {
+        const r = page.result;
+        const base = { statusCode: r.statusCode, contentType: r.contentType, finalUrl: r.finalUrl };
+        if (linksDepth(r) !== 'read') return { ...base, title: null, links: [] };
+        const meta = page.builtins.meta_data as { title?: string | null } | undefined;
+        const links = (page.builtins.links as { url: string; text: string; rel: string | null }[] | undefined) ?? [];
+        return { ...base, title: meta?.title ?? null, links: links.map((l) => ({ url: l.url, text: l.text, rel: l.rel })) };
+      }),
+      o.signal,
+    );
+  };
+
+  return { fetchPage, fetchText, fetchLinks };
 }

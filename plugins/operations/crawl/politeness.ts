@@ -31,6 +31,8 @@ export interface TextResponse {
   readonly contentType: string;
   readonly body: string;
   readonly finalUrl: string;
+  /** The body as received, when its type is not HTML or text (a gzipped sitemap: application/gzip, octet-stream). */
+  readonly bytes?: Uint8Array | undefined;
 }
 
 /** A plain guarded GET (robots.txt, sitemaps). Rejects on network failure or refusal. */

@@ -178,6 +178,13 @@ export const BODY_OPS: readonly Op[] = [
     }),
   },
   {
+    name: 'map', method: 'POST', template: '/v1/map', auth: 'bearer', share: 0.03,
+    overrides: (_f, site) => ({ '/url': urlField(site), '/search': mostly(words) }),
+    cheap: (_f, site) => ({
+      '/url': fc.constant(`${site}/html/simple`), '/limit': fc.integer({ min: 1, max: 50 }), '/search': fc.oneof(none, words), '/timeout': fc.constant(5),
+    }),
+  },
+  {
     name: 'research', method: 'POST', template: '/v1/research', auth: 'bearer', share: 0.06,
     overrides: (_f, site) => ({
       '/callback_url': urlField(site), '/research_query': mostly(words), '/language': mostly(language),

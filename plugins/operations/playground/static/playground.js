@@ -6,7 +6,7 @@
 
 const KEY_STORAGE = 'scour.playground.key';
 /** Operations listed first, by OpenAPI tag; other tags follow in document order. */
-const TAG_ORDER = ['search', 'scrape', 'crawl', 'research', 'account', 'tools'];
+const TAG_ORDER = ['search', 'scrape', 'crawl', 'map', 'research', 'account', 'tools'];
 /** Tags and security schemes the playground leaves out: its own routes, service routes, the admin API. */
 const HIDDEN_TAGS = new Set(['system', 'playground']);
 /** Client method names of scour/client, by route. */
@@ -16,6 +16,7 @@ const CLIENT_METHODS = {
   'POST /v1/scrape/bulk': 'bulkScrape',
   'POST /v1/research': 'research',
   'POST /v1/crawl': 'crawl',
+  'POST /v1/map': 'map',
   'GET /v1/usage': 'usage',
 };
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-window', 'retry-after'];
