@@ -88,6 +88,8 @@ export interface GatherDeps {
   readonly concurrency: number;
   /** The local index's tokenizer: with it, a feedback round adds the plan's `feedbackQueries` (reformulate.ts). */
   readonly tokenizer?: IndexTokenizer;
+  /** Questions of at least this many words are fused as equals with their reformulations (default LONG_QUESTION_WORDS; Infinity: never). */
+  readonly longQuestionWords?: number;
 }
 
 export interface GatherRequest {
@@ -155,6 +157,22 @@ const DUPLICATE_JACCARD = 0.8;
 /** The feedback round reads the first round's best FEEDBACK_TOP results against the rest of its best FEEDBACK_POOL. */
 const FEEDBACK_TOP = 5;
 const FEEDBACK_POOL = 40;
+/**
+ * Which results are read first. A question shorter than LONG_QUESTION_WORDS
+ * words is its own best search: its fused list (over the providers) comes
+ * first, up to max_sources, and the reformulations' results follow in
+ * fusion order (they stand in for what is dropped or fails to read). A
+ * longer question (a paragraph describing what is wanted) searches badly
+ * as a whole, and its key phrases do better: every list is fused as an
+ * equal. Measured with benchmarks/research/subqueries.mjs (60 seeded
+ * questions each): fused as equals, phrase sub-queries lowered recall in
+ * sources at standard on Cranfield (0.445 -> 0.386; one-sentence questions)
+ * and SciFact train (0.819 -> 0.753; claims) and raised it on CISI (0.113
+ * -> 0.128; paragraphs); with this rule at 40 words: 0.438, 0.819, 0.127
+ * (feedback round included). At 30 words Cranfield's longest questions
+ * lost (0.432).
+ */
+export const LONG_QUESTION_WORDS = 40;
 
 interface Candidate {
   readonly key: string;
@@ -358,6 +376,7 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     return Promise.all(asks);
   };
   const outcomes = await runQueries(plan.subQueries);
+  const longQuestion = (plan.subQueries[0] ?? '').split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length >= (deps.longQuestionWords ?? LONG_QUESTION_WORDS);
   // 1b. The feedback round: related terms from the first round's top results, anchored to the question's key phrases.
   let related: string[] = [];
   const wantedFeedback = plan.feedbackQueries ?? 0;
@@ -400,7 +419,10 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     r.results += o.results.length;
     lists.push({ provider: `${o.provider}${SEP}${o.q}`, results: o.results });
   }
-  const fused = fuse(lists);
+  const allFused = fuse(lists);
+  // A short question's own results first (LONG_QUESTION_WORDS), in their fused order, then the rest.
+  const questionFirst = longQuestion ? new Set<string>() : new Set(fuse(lists.filter((l) => l.provider.endsWith(`${SEP}0`))).slice(0, plan.maxSources).map((f) => f.key));
+  const fused = [...allFused.filter((f) => questionFirst.has(f.key)), ...allFused.filter((f) => !questionFirst.has(f.key))];
   // Every record of each URL, in fusion order, for the scholarly fields fusion does not merge.
   const records = new Map<string, ProviderResult[]>();
   for (const l of lists) {
