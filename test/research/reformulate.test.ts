@@ -192,3 +192,40 @@ describe('the gather stage runs a feedback round and reports every sub-query it 
     expect(out.feedbackTerms).toEqual([]);
   });
 });
+
+describe('which results are read first', () => {
+  const ABSTRACT = 'An abstract long enough to be read as the source text without fetching any page at all, about garbage collection.';
+  const res = (id: string): ProviderResult => ({ url: `https://example.org/${id}`, title: id, snippet: id, publishedAt: null, abstract: ABSTRACT.replace('about', `${id} about`) });
+  /** The question's own search returns q1..q5; every reformulation returns x1..x5 (so fused as equals, the x's win). */
+  /** The first query asked is the question (gather sends the sub-queries in order). */
+  const provider = () => {
+    let first: string | undefined;
+    return {
+      id: 'fake', kind: 'search-provider', kinds: undefined,
+      search: async (r: { query: unknown }) => {
+        const key = JSON.stringify(r.query);
+        first ??= key;
+        const own = key === first;
+        return { results: (own ? ['q1', 'q2', 'q3', 'q4', 'q5'] : ['x1', 'x2', 'x3', 'x4', 'x5']).map(res), applied: new Set() };
+      },
+    } as unknown as SearchProviderPlugin;
+  };
+  const run = async (question: string) => {
+    const p = plan(question, { max_sources: 3 });
+    const g = await gather({ plan: { ...p, feedbackQueries: 0 }, accountId: 'acct', now: NOW, deadline: performance.now() + 25_000, signal: new AbortController().signal }, {
+      providers: [provider()], providerTimeoutMs: 5_000, index: undefined, concurrency: 2, tokenizer: indexTokenizer,
+      scrape: async () => { throw new Error('not read in this test'); }, refused: () => undefined,
+    });
+    return g.sources.map((s) => s.url.slice(s.url.lastIndexOf('/') + 1));
+  };
+
+  it('a short question\'s own results come first, whatever the reformulations agree on', async () => {
+    expect(await run(GC)).toEqual(['q1', 'q2', 'q3']);
+  });
+
+  it('a paragraph-long question (40 words or more) fuses its reformulations as equals', async () => {
+    const long = `${CISI_LIKE} ${CISI_LIKE}`;
+    expect(long.split(/\s+/).length).toBeGreaterThanOrEqual(40);
+    expect(await run(long)).toContain('x1');
+  });
+});
