@@ -278,6 +278,13 @@ function roughSentences(text: string): string[] {
 
 const FEEDBACK_TEXT = 6_000;
 
+/** A word without the apostrophes and hyphens that end it (a scan, not a regex: /['’-]+$/ backtracks). */
+function trimTrailingMarks(w: string): string {
+  let e = w.length;
+  while (e > 0 && (w[e - 1] === "'" || w[e - 1] === '’' || w[e - 1] === '-')) e--;
+  return w.slice(0, e);
+}
+
 export interface FeedbackInput {
   /** The question and its key phrases (plan.keyphrases): what the sources' words must co-occur with. */
   readonly question: string;
@@ -305,7 +312,7 @@ export function feedbackTerms(f: FeedbackInput): string[] {
     return s;
   };
   const words = (text: string) => (text.slice(0, FEEDBACK_TEXT).toLowerCase().match(/\p{L}[\p{L}\p{M}'’-]*/gu) ?? [])
-    .map((w) => w.replace(/['’-]+$/, ''))
+    .map(trimTrailingMarks)
     .filter((w) => w.length >= 3 && !STOP.has(w) && !ASKING.has(w) && !REPORTING.has(w) && !GENERIC.has(w));
   const questionStems = new Set(f.tokenizer.terms([f.question, ...f.phrases].join(' '), f.language));
   if (questionStems.size === 0 || f.top.length === 0) return [];
