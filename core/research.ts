@@ -70,8 +70,12 @@ export interface TimeWindow {
 export interface ResearchPlan {
   readonly depth: AnalysisDepth;
   readonly analysisType: AnalysisType;
-  /** Queries run through the search providers, the question first. */
+  /** Queries run through the search providers, the question first (after gathering: those actually run, feedback ones included). */
   readonly subQueries: readonly string[];
+  /** Sub-queries gather may add after its first round, from the top sources' own vocabulary (0 or absent: none). */
+  readonly feedbackQueries?: number;
+  /** The question's key phrases, the main one first: what feedback sub-queries anchor their related terms to. */
+  readonly anchors?: readonly string[];
   /** Key phrases of the question (lower case), used to rank passages. */
   readonly keyphrases: readonly string[];
   readonly maxSources: number;

@@ -116,14 +116,16 @@ export async function startScour(name, extraEnv) {
     },
   };
   owned.servers.add(server);
-  const deadline = Date.now() + 60_000;
+  // A loaded machine (shared CI, other work) can take minutes to start the server: SCOUR_BENCH_START_S, default 240.
+  const startSeconds = Number(process.env.SCOUR_BENCH_START_S ?? 240);
+  const deadline = Date.now() + startSeconds * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Scour exited (${child.exitCode}): ${log}`);
     try {
       const res = await fetch(`${server.base}/healthz`);
       if (res.status === 200) break;
     } catch { /* not up yet */ }
-    if (Date.now() > deadline) throw new Error(`Scour did not start within 60 s: ${log}`);
+    if (Date.now() > deadline) throw new Error(`Scour did not start within ${startSeconds} s: ${log}`);
     await sleep(100);
   }
   const acct = await call(server.base, 'POST', '/admin/v1/accounts', { plan: 'unicorn', credits: 1_000_000, name: `bench-research-${name}` }, ADMIN);
@@ -148,17 +150,21 @@ export async function call(base, method, path, body, token) {
 
 
 /** The corpus (../search/scifact.mjs loadCorpus) into the shared collection, type academic; seconds taken. */
-export async function indexScifact(server, corpus) {
+export function indexScifact(server, corpus) {
+  return indexDocs(server, corpus.map((d) => ({ url: d.url, title: d.title, text: d.text, type: 'academic', site_name: d.siteName })));
+}
+
+/** Admin-API documents ({url, title, text, type, ...}) into the shared collection; seconds taken. */
+export async function indexDocs(server, documents) {
   const t0 = performance.now();
   // Calls of up to 1,000 documents (the admin API's largest) under the default 1 MiB body limit.
-  const put = async (documents) => {
-    const r = await call(server.base, 'POST', '/admin/v1/index/documents', { collection: 'shared', documents }, ADMIN);
+  const put = async (docs) => {
+    const r = await call(server.base, 'POST', '/admin/v1/index/documents', { collection: 'shared', documents: docs }, ADMIN);
     if (r.status !== 200 || r.body.rejected.length > 0) throw new Error(`indexing: ${r.status} ${r.text.slice(0, 500)}`);
   };
   let batch = [];
   let bytes = 0;
-  for (const d of corpus) {
-    const doc = { url: d.url, title: d.title, text: d.text, type: 'academic', site_name: d.siteName };
+  for (const doc of documents) {
     const size = Buffer.byteLength(JSON.stringify(doc));
     if (batch.length === 1000 || bytes + size > 900_000) { await put(batch); batch = []; bytes = 0; }
     batch.push(doc);
@@ -166,4 +172,23 @@ export async function indexScifact(server, corpus) {
   }
   if (batch.length > 0) await put(batch);
   return (performance.now() - t0) / 1000;
+}
+
+/** `n` items of `xs` in a fixed pseudo-random order (mulberry32 seeded Fisher-Yates), all when n >= xs.length, in their file order. */
+export function seededSample(xs, n, seed) {
+  if (n >= xs.length) return [...xs];
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const idx = xs.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx.slice(0, n).sort((x, y) => x - y).map((i) => xs[i]);
 }

@@ -77,18 +77,25 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { idOf, loadCorpus, loadSplit, scifactDir } from '../search/scifact.mjs';
-import { call, f0, f3, indexScifact, mean, owned, pct, quotes, r1, r4, root, startScour, table, teardown } from './lib.mjs';
+import { availableCollections, idFromUrl, indexDocuments, loadCollection } from '../ir/collections.mjs';
+import { call, f0, f3, indexDocs, indexScifact, mean, owned, pct, quotes, r1, r4, root, seededSample, startScour, table, teardown } from './lib.mjs';
+import { isCaseless, readabilityTally } from './readability.mjs';
 
 const OUT = process.env.BENCH_OUT ?? join(root, 'benchmarks', 'results', 'research.json');
+const FAILURES_OUT = join(dirname(OUT), 'research-readability-failures.json');
+const IR_COLLECTIONS = ['cranfield', 'cisi'];
+/** Questions asked per development collection (a seeded, fixed sample of the judged queries). */
+const DEFAULT_IR_QUESTIONS = 100;
+const SAMPLE_SEED = 28;
 const DEPTHS = ['quick', 'standard', 'comprehensive'];
 const DEFAULT_CLAIMS = { quick: 300, standard: 300, comprehensive: 300 };
-const TARGETS = { quick_p50_ms: 1000, standard_p50_ms: 3000, standard_recall_in_sources: 0.85, evidence_integrity: 1 };
+const TARGETS = { quick_p50_ms: 1000, standard_p50_ms: 3000, standard_recall_in_sources: 0.85, evidence_integrity: 1, complete_sentence_share: 0.95, spans_on_boundaries: 1 };
 
 // ---------------------------------------------------------------------------
 // Arguments.
 
 function parseArgs(argv) {
-  const out = { limit: undefined, depth: 'all', scrapeQuestions: 10, warmup: 5 };
+  const out = { limit: undefined, depth: 'all', scrapeQuestions: 10, warmup: 5, irQuestions: DEFAULT_IR_QUESTIONS };
   const int = (name, v, min) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min) {
@@ -109,8 +116,9 @@ function parseArgs(argv) {
       }
     } else if (k === '--scrape-questions') out.scrapeQuestions = int('--scrape-questions', v(), 0);
     else if (k === '--warmup') out.warmup = int('--warmup', v(), 0);
+    else if (k === '--ir-questions') out.irQuestions = int('--ir-questions', v(), 0);
     else {
-      console.error(`unknown argument ${argv[i]} (--limit N, --depth quick|standard|comprehensive|all, --scrape-questions N, --warmup N)`);
+      console.error(`unknown argument ${argv[i]} (--limit N, --depth quick|standard|comprehensive|all, --scrape-questions N, --warmup N, --ir-questions N)`);
       process.exit(2);
     }
   }
@@ -160,6 +168,7 @@ async function scifactPart() {
   const test = loadSplit('test');
   const train = loadSplit('train');
   const textOf = new Map(corpus.map((d) => [d.url, d.text]));
+  const scifactCaseless = isCaseless(corpus.map((d) => d.text));
 
   const t0 = performance.now();
   const scour = await startScour('scifact', {});
@@ -193,6 +202,7 @@ async function scifactPart() {
     const rows = [];
     const failures = [];
     const integrity = { quotes: 0, violations: 0, kinds: {}, examples: [], citations: 0, citation_violations: 0 };
+    const readability = readabilityTally({ caseless: scifactCaseless });
     const violation = (kind, detail) => {
       integrity.violations++;
       integrity.kinds[kind] = (integrity.kinds[kind] ?? 0) + 1;
@@ -224,6 +234,7 @@ async function scifactPart() {
         if (stored === undefined) { violation('not_a_scifact_abstract', { claim: q.id, url: s.url }); continue; }
         if (stored.slice(x.start, x.end) !== x.text) violation('not_verbatim', { claim: q.id, url: s.url, start: x.start, end: x.end, text: x.text.slice(0, 200), at_offsets: stored.slice(x.start, x.end).slice(0, 200) });
       }
+      readability.add(q.id, b, (id) => textOf.get(byId.get(id)?.url));
       const hit = (set) => [...rel].filter((d) => set.has(d)).length;
       rows.push({
         id: q.id,
@@ -254,6 +265,7 @@ async function scifactPart() {
       recall_in_sources: { mean: r4(mean(rows.map((x) => x.recall_sources))), any_relevant: r4(mean(rows.map((x) => (x.recall_sources > 0 ? 1 : 0)))) },
       recall_in_citations: { mean: r4(mean(rows.map((x) => x.recall_cited))), any_relevant: r4(mean(rows.map((x) => (x.recall_cited > 0 ? 1 : 0)))) },
       integrity: { ...integrity, verbatim_share: integrity.quotes === 0 ? null : r4((integrity.quotes - integrity.violations) / integrity.quotes) },
+      readability: readability.result(),
       sources_per_claim: { mean: r1(mean(rows.map((x) => x.sources))), used_mean: r1(mean(rows.map((x) => x.used))) },
       found_per_claim_mean: r1(mean(rows.map((x) => x.found).filter((x) => x !== null))),
       sub_queries_mean: r1(mean(rows.map((x) => x.subQueries).filter((x) => x !== null))),
@@ -279,6 +291,84 @@ async function scifactPart() {
     },
     depths: perDepth,
   };
+}
+
+// ---------------------------------------------------------------------------
+// Part 1b: the development IR collections (hard-wrapped abstracts), for the
+// readability row beside SciFact's one-line abstracts.
+
+/** A question the API accepts (research_query is at most 1,000 characters): cut at the last sentence end, else the last space, before 1,000. */
+function askable(text) {
+  const t = text.trim();
+  if (t.length <= 1000) return t;
+  const head = t.slice(0, 1000);
+  const stop = Math.max(head.lastIndexOf('. '), head.lastIndexOf('.\n'), head.lastIndexOf('? '), head.lastIndexOf('?\n'));
+  return (stop > 200 ? head.slice(0, stop + 1) : head.slice(0, head.lastIndexOf(' '))).trim();
+}
+
+async function irPart(name, questionsWanted) {
+  const c = loadCollection(name);
+  // A record with neither a title nor text (Cranfield has a few) is refused by the import: left out.
+  const docs = indexDocuments(c).filter((d) => /[\p{L}\p{N}]/u.test(`${d.title} ${d.text}`));
+  const textOf = new Map(docs.map((d) => [d.url, d.text]));
+  const caseless = isCaseless(c.docs.map((d) => d.text));
+  const questions = seededSample(c.queries, questionsWanted, SAMPLE_SEED);
+  const scour = await startScour(name, {});
+  const loadSeconds = await indexDocs(scour, docs.map((d) => ({ url: d.url, title: d.title, text: d.text, type: 'academic', site_name: d.siteName, ...(d.author ? { author: d.author } : {}) })));
+  console.log(`${name}: ${docs.length} abstracts (text as stored, hard-wrapped${caseless ? ', caseless' : ''}) indexed in ${loadSeconds.toFixed(1)} s on ${scour.base}; ${questions.length} of ${c.queries.length} judged queries (seed ${SAMPLE_SEED})`);
+  for (const q of c.queries.filter((x) => !questions.includes(x)).slice(0, args.warmup)) {
+    await call(scour.base, 'POST', '/v1/research', { research_query: askable(q.text), sources: ['academic'], include_methodology: true }, scour.key);
+  }
+  const readability = readabilityTally({ caseless });
+  const rows = [];
+  const failures = [];
+  const baseline = [];
+  const integrity = { quotes: 0, violations: 0, examples: [] };
+  const t0 = performance.now();
+  for (const q of questions) {
+    const question = askable(q.text);
+    const rel = c.qrels.get(q.id);
+    const s = await call(scour.base, 'POST', '/v1/search', { query: plainQuery(question), max_results: 10 }, scour.key);
+    if (s.status === 200) baseline.push([...rel].filter((d) => s.body.search_results.some((x) => idFromUrl(x.link) === d)).length / rel.size);
+    const r = await call(scour.base, 'POST', '/v1/research', { research_query: question, sources: ['academic'], include_methodology: true }, scour.key);
+    if (r.status !== 200 || r.body === undefined) { failures.push({ id: q.id, status: r.status, message: r.body?.message ?? r.text.slice(0, 200) }); continue; }
+    const b = r.body;
+    const byId = new Map(b.sources_analyzed.map((x) => [x.id, x]));
+    for (const x of quotes(b)) {
+      integrity.quotes++;
+      const stored = textOf.get(byId.get(x.source_id)?.url);
+      if (stored === undefined || stored.slice(x.start, x.end) !== x.text) {
+        integrity.violations++;
+        if (integrity.examples.length < 10) integrity.examples.push({ question: q.id, source_id: x.source_id, start: x.start, end: x.end, text: x.text.slice(0, 200) });
+      }
+    }
+    readability.add(q.id, b, (id) => textOf.get(byId.get(id)?.url));
+    const inSources = new Set(b.sources_analyzed.map((x) => idFromUrl(x.url)));
+    rows.push({ ms: r.ms, recall: [...rel].filter((d) => inSources.has(d)).length / rel.size, subQueries: b.methodology?.sub_queries ?? [] });
+  }
+  await scour.stop();
+  const ms = rows.map((x) => x.ms);
+  const out = {
+    collection: name,
+    shape: c.shape,
+    documents: docs.length,
+    load_seconds: r1(loadSeconds),
+    questions: questions.length,
+    question_ids: questions.map((q) => q.id),
+    answered: rows.length,
+    failures,
+    seconds: r1((performance.now() - t0) / 1000),
+    latency_ms: { p50: r1(pct(ms, 0.5)), p95: r1(pct(ms, 0.95)) },
+    recall_in_sources: { mean: r4(mean(rows.map((x) => x.recall))), any_relevant: r4(mean(rows.map((x) => (x.recall > 0 ? 1 : 0)))) },
+    search_baseline_recall_at_10: r4(mean(baseline)),
+    sub_queries_mean: r1(mean(rows.map((x) => x.subQueries.length))),
+    sub_query_examples: rows.slice(0, 3).map((x) => x.subQueries),
+    integrity,
+    readability: readability.result(),
+  };
+  const R = out.readability;
+  console.log(`${name}: ${rows.length}/${questions.length} questions in ${out.seconds} s, complete sentences ${R.complete_sentence_share} (summary ${R.summary.share}, insights ${R.insights.share}), spans on boundaries ${R.spans.share}, recall in sources ${out.recall_in_sources.mean}`);
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -405,11 +495,21 @@ async function scrapePart(questionsWanted) {
 
 // ---------------------------------------------------------------------------
 
+const withoutFailures = ({ failures, ...rest }) => ({ ...rest, failures_listed: failures.length });
+
 const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
 const started = performance.now();
 let status = 0;
 try {
   const scifact = await scifactPart();
+  const ir = {};
+  if (args.irQuestions > 0) {
+    const have = availableCollections();
+    for (const name of IR_COLLECTIONS) {
+      if (!have.includes(name)) { console.log(`${name}: not in benchmarks/.data/ir (bash scripts/get-ir-collections.sh); its readability row is skipped`); continue; }
+      ir[name] = await irPart(name, args.irQuestions);
+    }
+  }
   const scraping = args.scrapeQuestions > 0 ? await scrapePart(args.scrapeQuestions) : undefined;
   const wall = (performance.now() - started) / 1000;
 
@@ -419,8 +519,17 @@ try {
     quick_p50: D.quick ? D.quick.latency_ms.p50 < TARGETS.quick_p50_ms : null,
     standard_p50: D.standard ? D.standard.latency_ms.p50 < TARGETS.standard_p50_ms : null,
     standard_recall_in_sources: D.standard ? D.standard.recall_in_sources.mean >= TARGETS.standard_recall_in_sources : null,
-    evidence_integrity: integrityAll.quotes > 0 && integrityAll.violations === 0 && Object.values(D).every((d) => d.failures.length === 0),
+    evidence_integrity: integrityAll.quotes > 0 && integrityAll.violations === 0 && Object.values(D).every((d) => d.failures.length === 0)
+      && Object.values(ir).every((x) => x.integrity.violations === 0 && x.failures.length === 0),
   };
+  // The readability row: SciFact at standard depth (or the one depth run) and each development collection.
+  const sfDepth = D.standard ? 'standard' : Object.keys(D)[0];
+  const readRows = [
+    { corpus: `scifact (${sfDepth})`, shape: 'biomedical abstracts, one line each; one-sentence claims', questions: D[sfDepth].answered, recall: D[sfDepth].recall_in_sources.mean, baseline: scifact.search_baseline.recall_at_10, r: D[sfDepth].readability },
+    ...Object.values(ir).map((x) => ({ corpus: `${x.collection} (standard)`, shape: x.shape, questions: x.answered, recall: x.recall_in_sources.mean, baseline: x.search_baseline_recall_at_10, r: x.readability })),
+  ];
+  met.complete_sentence_share = readRows.every((x) => x.r.complete_sentence_share !== null && x.r.complete_sentence_share >= TARGETS.complete_sentence_share);
+  met.spans_on_boundaries = readRows.every((x) => x.r.spans.share !== null && x.r.spans.share >= TARGETS.spans_on_boundaries);
 
   // ---- report
   const lines = [''];
@@ -443,6 +552,17 @@ try {
     ['depth', ...stageNames, 'server', 'wall'],
     ...Object.entries(D).map(([k, d]) => [k, ...stageNames.map((s) => (d.stages_ms[s] ? `${d.stages_ms[s].p50_ms} / ${d.stages_ms[s].mean_ms}` : '-')), `${d.server_processing_ms.p50}`, `${d.latency_ms.p50} / ${d.latency_ms.mean}`]),
   ]));
+  lines.push('');
+  lines.push('## Readability: complete sentences in the summary and insights, evidence spans on sentence boundaries (benchmarks/research/readability.mjs)');
+  lines.push('');
+  const sh = (x) => (x === null ? '-' : x.toFixed(3));
+  lines.push(table([
+    ['corpus', 'questions', 'summary sentences', 'complete', 'insight statements', 'complete', 'both complete', 'evidence spans', 'on boundaries', 'recall in sources', 'search recall@10'],
+    ...readRows.map((x) => [x.corpus, String(x.questions), String(x.r.summary.sentences), sh(x.r.summary.share), String(x.r.insights.sentences), sh(x.r.insights.share),
+      sh(x.r.complete_sentence_share), String(x.r.spans.total), sh(x.r.spans.share), f3(x.recall), f3(x.baseline)]),
+  ]));
+  lines.push('');
+  lines.push(`Why not (counts): ${readRows.map((x) => `${x.corpus}: ${JSON.stringify({ ...x.r.summary.reasons, ...Object.fromEntries(Object.entries(x.r.insights.reasons).map(([k, v]) => [`insight:${k}`, v])), ...Object.fromEntries(Object.entries(x.r.spans.reasons).map(([k, v]) => [`span:${k}`, v])) })}`).join('; ')}. Failures listed in ${relative(process.cwd(), FAILURES_OUT) || FAILURES_OUT}.`);
   if (scraping !== undefined) {
     const S = scraping.depths;
     lines.push('');
@@ -456,7 +576,7 @@ try {
     ]));
   }
   lines.push('');
-  lines.push(`Targets: quick p50 < ${TARGETS.quick_p50_ms} ms, standard p50 < ${TARGETS.standard_p50_ms} ms, recall in sources at standard >= ${TARGETS.standard_recall_in_sources}, evidence integrity 100%.`);
+  lines.push(`Targets: quick p50 < ${TARGETS.quick_p50_ms} ms, standard p50 < ${TARGETS.standard_p50_ms} ms, recall in sources at standard >= ${TARGETS.standard_recall_in_sources}, evidence integrity 100%, complete sentences >= ${TARGETS.complete_sentence_share} and spans on boundaries ${TARGETS.spans_on_boundaries} on every corpus.`);
   lines.push(Object.entries(met).map(([k, v]) => `${k}: ${v === null ? 'n/a' : v ? 'MET' : 'MISS'}`).join(', '));
   lines.push(`Load average at start ${loadAtStart.join(' ')}, at end ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${cpus().length} cores; whole run ${wall.toFixed(0)} s.`);
   console.log(lines.join('\n'));
@@ -484,10 +604,14 @@ try {
     targets: TARGETS,
     met,
     scifact: { ...scifact, depths: Object.fromEntries(Object.entries(D).map(([k, d]) => [k, d])) },
+    readability: readRows.map((x) => ({ corpus: x.corpus, shape: x.shape, questions: x.questions, recall_in_sources: x.recall, search_recall_at_10: x.baseline, ...withoutFailures(x.r) })),
+    collections: Object.fromEntries(Object.entries(ir).map(([k, x]) => [k, { ...x, readability: withoutFailures(x.readability) }])),
     scraping_path: scraping,
   };
+  for (const d of Object.values(result.scifact.depths)) d.readability = withoutFailures(d.readability);
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(FAILURES_OUT, `${JSON.stringify(Object.fromEntries(readRows.map((x) => [x.corpus, x.r.failures])), null, 1)}\n`);
   console.log(`\nwrote ${relative(process.cwd(), OUT) || OUT}`);
   const failed = Object.values(D).some((d) => d.failures.length > 0) || (scraping !== undefined && Object.values(scraping.depths).some((d) => d.failures.length > 0));
   if (failed || !met.evidence_integrity) status = 1;

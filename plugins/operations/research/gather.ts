@@ -2,8 +2,15 @@
  * The gather stage: every sub-query through the enabled search providers
  * that can return the kinds of source asked for (`ask` of
  * core/search-merge.ts, as the search operation asks them, each bounded by
- * the provider timeout), the lists fused by reciprocal rank fusion, then
- * candidates read in rank order until `max_sources` are accepted.
+ * the provider timeout); then, with the index tokenizer and more than half
+ * the deadline left, a feedback round: related terms from the first
+ * round's best FEEDBACK_TOP results (their stored text when the local index
+ * holds them, else title and snippet) against the rest of its best
+ * FEEDBACK_POOL (reformulate.ts feedbackTerms), anchored to the question's
+ * key phrases as up to the plan's `feedbackQueries` more sub-queries. Every
+ * list fused by reciprocal rank fusion, then candidates read in rank order
+ * until `max_sources` are accepted. `subQueries` of the result names every
+ * sub-query sent, in order (the methodology reports these).
  * Candidates are read in waves of the plan's scrape concurrency and
  * judged in rank order, so the same results give the same sources in the
  * same order.
@@ -44,7 +51,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { isApiFailure } from '../../../core/errors.js';
-import type { ResearchPlan, ResearchSource, SourceMeta, SourceTextKind, SourceType } from '../../../core/research.js';
+import type { IndexTokenizer, ResearchPlan, ResearchSource, SourceMeta, SourceTextKind, SourceType } from '../../../core/research.js';
 import {
   domainOf, parseQuery, visibleCollections, type ProviderKind, type ProviderResult, type SearchFilters, type SearchIndex, type SearchProviderPlugin,
   type StoredDocument,
@@ -52,6 +59,7 @@ import {
 import { ask, fuse, normaliseUrl, postFilter, type PauseBook } from '../../../core/search-merge.js';
 import { classifySource, countryOfDomain, qualityOf } from './classify.js';
 import { regionOf } from './plan.js';
+import { feedbackQueries, feedbackTerms } from './reformulate.js';
 import { normaliseDoi, sourceMetaFrom } from './source-meta.js';
 
 /** A page scraped for research. */
@@ -78,6 +86,10 @@ export interface GatherDeps {
   readonly refused: (url: string) => string | undefined;
   /** Pages read at once. */
   readonly concurrency: number;
+  /** The local index's tokenizer: with it, a feedback round adds the plan's `feedbackQueries` (reformulate.ts). */
+  readonly tokenizer?: IndexTokenizer;
+  /** Questions of at least this many words are fused as equals with their reformulations (default LONG_QUESTION_WORDS; Infinity: never). */
+  readonly longQuestionWords?: number;
 }
 
 export interface GatherRequest {
@@ -110,6 +122,10 @@ export interface ProviderSelection {
 
 export interface GatherResult {
   readonly sources: readonly ResearchSource[];
+  /** The sub-queries sent to the providers, in order: the plan's, then the feedback round's. */
+  readonly subQueries: readonly string[];
+  /** The related terms the feedback round found in the first round's top sources. */
+  readonly feedbackTerms: readonly string[];
   /** Distinct results across sub-queries and providers. */
   readonly found: number;
   /** Candidates whose text was read (from the index, a scrape, or a provider's abstract). */
@@ -138,6 +154,25 @@ export const MIN_TEXT = 80;
 /** Characters of a source's text kept (the rest is not read). */
 export const MAX_TEXT = 200_000;
 const DUPLICATE_JACCARD = 0.8;
+/** The feedback round reads the first round's best FEEDBACK_TOP results against the rest of its best FEEDBACK_POOL. */
+const FEEDBACK_TOP = 5;
+const FEEDBACK_POOL = 40;
+/**
+ * Which results are read first. A question shorter than LONG_QUESTION_WORDS
+ * words is its own best search: its fused list (over the providers) comes
+ * first, up to max_sources, and the reformulations' results follow in
+ * fusion order (they stand in for what is dropped or fails to read). A
+ * longer question (a paragraph describing what is wanted) searches badly
+ * as a whole, and its key phrases do better: every list is fused as an
+ * equal. Measured with benchmarks/research/subqueries.mjs (60 seeded
+ * questions each): fused as equals, phrase sub-queries lowered recall in
+ * sources at standard on Cranfield (0.445 -> 0.386; one-sentence questions)
+ * and SciFact train (0.819 -> 0.753; claims) and raised it on CISI (0.113
+ * -> 0.128; paragraphs); with this rule at 40 words: 0.438, 0.819, 0.127
+ * (feedback round included). At 30 words Cranfield's longest questions
+ * lost (0.432).
+ */
+export const LONG_QUESTION_WORDS = 40;
 
 interface Candidate {
   readonly key: string;
@@ -321,19 +356,54 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
 
   // 1. Every sub-query through every provider asked, at once. Each ask (and each read below) listens on the
   // request's signal until it settles: that many listeners are expected, not a leak Node should warn about.
-  setMaxListeners(Math.max(10, plan.subQueries.length * providers.length + deps.concurrency + 10), req.signal);
-  const asks: Promise<{ q: number; provider: string; results: readonly ProviderResult[] | undefined; warning?: string }>[] = [];
-  plan.subQueries.forEach((text, q) => {
-    const parsed = parseQuery(text);
-    if (!parsed.ok) return;
-    for (const p of providers) {
-      asks.push(ask(p, (signal) => p.search({ query: parsed.query, filters, accountId: req.accountId, signal, now: req.now, limit: perQuery }), deps.providerTimeoutMs, req.signal, deps.pauses)
-        .then((o) => o.ok
-          ? { q, provider: p.id, results: postFilter(o.response.results, o.response.applied, parsed.query, filters) }
-          : { q, provider: p.id, results: undefined, warning: o.warning.message }));
+  setMaxListeners(Math.max(10, (plan.subQueries.length + (plan.feedbackQueries ?? 0)) * providers.length + deps.concurrency + 10), req.signal);
+  type Outcome = { q: number; provider: string; results: readonly ProviderResult[] | undefined; warning?: string };
+  const ran: string[] = [];
+  const runQueries = (queries: readonly string[]): Promise<Outcome[]> => {
+    const asks: Promise<Outcome>[] = [];
+    for (const text of queries) {
+      const parsed = parseQuery(text);
+      if (!parsed.ok) continue;
+      const q = ran.length;
+      ran.push(text);
+      for (const p of providers) {
+        asks.push(ask(p, (signal) => p.search({ query: parsed.query, filters, accountId: req.accountId, signal, now: req.now, limit: perQuery }), deps.providerTimeoutMs, req.signal, deps.pauses)
+          .then((o) => o.ok
+            ? { q, provider: p.id, results: postFilter(o.response.results, o.response.applied, parsed.query, filters) }
+            : { q, provider: p.id, results: undefined, warning: o.warning.message }));
+      }
     }
-  });
-  const outcomes = await Promise.all(asks);
+    return Promise.all(asks);
+  };
+  const outcomes = await runQueries(plan.subQueries);
+  const longQuestion = (plan.subQueries[0] ?? '').split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length >= (deps.longQuestionWords ?? LONG_QUESTION_WORDS);
+  // 1b. The feedback round: related terms from the first round's top results, anchored to the question's key phrases.
+  let related: string[] = [];
+  const wantedFeedback = plan.feedbackQueries ?? 0;
+  if (wantedFeedback > 0 && deps.tokenizer !== undefined && providers.length > 0 && outcomes.some((o) => (o.results?.length ?? 0) > 0)
+    && req.deadline - performance.now() > plan.deadlineMs / 2 && !req.signal.aborted) {
+    const first = fuse(outcomes.filter((o) => o.results !== undefined).sort((a, b) => a.q - b.q).map((o) => ({ provider: `${o.provider}${SEP}${o.q}`, results: o.results! })));
+    const pool = first.slice(0, FEEDBACK_POOL);
+    const texts = new Map<string, string>();
+    if (deps.index !== undefined) {
+      try {
+        for (const d of await deps.index.get(visibleCollections(req.accountId), pool.map((f) => f.result.url))) {
+          const k = normaliseUrl(d.url);
+          if (k !== undefined && !texts.has(k)) texts.set(k, `${d.title}. ${d.text}`);
+        }
+      } catch {
+        // The results' titles and snippets serve instead.
+      }
+    }
+    const textOf = (f: (typeof pool)[number]) => texts.get(f.key) ?? `${f.result.title}. ${f.result.snippet}`;
+    related = feedbackTerms({
+      question: plan.subQueries[0] ?? '', phrases: plan.anchors ?? plan.keyphrases, top: pool.slice(0, FEEDBACK_TOP).map(textOf), rest: pool.slice(FEEDBACK_TOP).map(textOf),
+      tokenizer: deps.tokenizer, language: plan.language ?? null, terms: wantedFeedback * 2,
+    });
+    const more = feedbackQueries(plan.anchors ?? [plan.keyphrases[0] ?? plan.subQueries[0] ?? ''], related, wantedFeedback, plan.subQueries);
+    if (more.length > 0) outcomes.push(...await runQueries(more));
+  }
+
   const providerReports = new Map<string, { results: number; failures: number }>(providers.map((p) => [p.id, { results: 0, failures: 0 }]));
   const lists: { provider: string; results: readonly ProviderResult[] }[] = [];
   // Ordered by sub-query, then provider priority: ties in fusion favour the question and the first provider.
@@ -349,7 +419,10 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
     r.results += o.results.length;
     lists.push({ provider: `${o.provider}${SEP}${o.q}`, results: o.results });
   }
-  const fused = fuse(lists);
+  const allFused = fuse(lists);
+  // A short question's own results first (LONG_QUESTION_WORDS), in their fused order, then the rest.
+  const questionFirst = longQuestion ? new Set<string>() : new Set(fuse(lists.filter((l) => l.provider.endsWith(`${SEP}0`))).slice(0, plan.maxSources).map((f) => f.key));
+  const fused = [...allFused.filter((f) => questionFirst.has(f.key)), ...allFused.filter((f) => !questionFirst.has(f.key))];
   // Every record of each URL, in fusion order, for the scholarly fields fusion does not merge.
   const records = new Map<string, ProviderResult[]>();
   for (const l of lists) {
@@ -570,6 +643,8 @@ export async function gather(req: GatherRequest, deps: GatherDeps): Promise<Gath
 
   return {
     sources: accepted,
+    subQueries: ran,
+    feedbackTerms: related,
     found: candidates.length,
     fetched,
     fromIndex,

@@ -3,17 +3,24 @@
  * time window, regions and deadline. Deterministic: the same request plans
  * the same research.
  *
- * Sub-queries, in this order, without repeats, cut to 3 / 6 / 10 by depth:
- * the question itself (query-language operators neutralised); its key
- * phrase (the question without question words and stop words); each entity
- * with the key phrase; each focus area with the key phrase; the analysis
- * type's angles (competitive: competitors, market share, "A vs B";
- * market: market size, growth, trends; literature_review: study, review,
- * evidence; general: overview, analysis, impact); the timeframe's years; and
- * each region.
+ * Sub-queries, in this order, without repeats, cut to 3 / 6 / 10 by depth
+ * less the 1 / 2 / 3 that gather may add after its first round from the
+ * top sources' vocabulary (reformulate.ts, `feedbackQueries`): the question
+ * itself (query-language operators neutralised); its key phrases together
+ * (the core); each requested entity with the main key phrase; each focus
+ * area with the core; the main key phrase alone; each later key phrase with
+ * the one before it; each name the question holds with the main phrase;
+ * the analysis type's angles on the main phrase (competitive: competitors,
+ * market share, "A vs B"; market: market size, growth forecast, industry
+ * trends; literature_review: systematic review; general: none); the
+ * timeframe's years; and each region. Key phrases and names are
+ * reformulate.ts's questionTerms; with the local index's tokenizer, its stop
+ * words for the request's language also end a phrase.
  */
 import { ISO_COUNTRY_CODES } from '../../../core/countries.js';
 import type { AnalysisDepth, AnalysisType, ResearchInput, ResearchPlan, SourceType } from '../../../core/research.js';
+import type { IndexTokenizer } from '../../../core/research.js';
+import { mainPhrase, questionTerms, reformulations, stopTest } from './reformulate.js';
 import { parseTimeframe } from './request.js';
 
 export interface DepthSettings {
@@ -25,12 +32,14 @@ export interface DepthSettings {
   readonly perQuery: number;
   /** Insights at most. */
   readonly insights: number;
+  /** Of `subQueries`, how many are left for gather's feedback round. */
+  readonly feedback: number;
 }
 
 export const DEPTHS: Readonly<Record<AnalysisDepth, DepthSettings>> = {
-  quick: { subQueries: 3, maxSources: 5, deadlineMs: 10_000, perQuery: 10, insights: 5 },
-  standard: { subQueries: 6, maxSources: 10, deadlineMs: 25_000, perQuery: 15, insights: 8 },
-  comprehensive: { subQueries: 10, maxSources: 20, deadlineMs: 60_000, perQuery: 25, insights: 12 },
+  quick: { subQueries: 3, maxSources: 5, deadlineMs: 10_000, perQuery: 10, insights: 5, feedback: 1 },
+  standard: { subQueries: 6, maxSources: 10, deadlineMs: 25_000, perQuery: 15, insights: 8, feedback: 2 },
+  comprehensive: { subQueries: 10, maxSources: 20, deadlineMs: 60_000, perQuery: 25, insights: 12, feedback: 3 },
 };
 
 /** Words that ask rather than say what is asked about. */
@@ -42,19 +51,20 @@ const QUESTION_WORDS = new Set([
 ]);
 
 const ANGLES: Readonly<Record<AnalysisType, readonly string[]>> = {
-  general: ['overview', 'analysis', 'impact'],
+  general: [],
   competitive: ['competitors', 'market share', 'comparison'],
   market: ['market size', 'growth forecast', 'industry trends'],
-  literature_review: ['study', 'systematic review', 'evidence'],
+  literature_review: ['systematic review'],
 };
 
-/** A question as a plain query: no quotes, no leading minus, no site:/intitle: operators, no OR. */
+/** A question as a plain query: no quotes, no leading minus, no site:/intitle: operators, no OR (nor a lone |). */
 export function plainQuery(text: string): string {
   return text
     .replace(/[“”„"]/g, ' ')
     .replace(/(^|\s)-+(?=\S)/g, '$1')
     .replace(/\b(site|intitle):/gi, '$1 ')
     .replace(/\bOR\b/g, 'or')
+    .replace(/(^|\s)\|(?=\s|$)/g, '$1')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 400);
@@ -94,46 +104,53 @@ export function regionOf(entry: string): { readonly codes: readonly string[]; re
   return { codes: code === undefined ? [] : [code], names: [t] };
 }
 
-/** The whole plan of one research request. */
-export function planResearch(i: ResearchInput, now: number): ResearchPlan & { readonly settings: DepthSettings } {
+/** The whole plan of one research request; `tokenizer` (the local index's) adds its stop words for the language to the phrase cuts. */
+export function planResearch(i: ResearchInput, now: number, tokenizer?: IndexTokenizer): ResearchPlan & { readonly settings: DepthSettings } {
   const depth = i.analysis_depth ?? 'standard';
   const settings = DEPTHS[depth];
   const analysisType = i.analysis_type ?? 'general';
   const question = plainQuery(i.research_query);
   const words = keyWords(i.research_query);
-  const core = (words.length > 0 ? words : question.toLowerCase().split(' ')).slice(0, 12).join(' ');
+  const terms = questionTerms(i.research_query.slice(0, 2000), stopTest(tokenizer, i.language ?? null), i.language === undefined || i.language === 'en');
+  const phrases = terms.phrases;
+  const core = phrases.length > 0
+    ? phrases.join(' ').split(' ').slice(0, 12).join(' ')
+    : (words.length > 0 ? words : question.toLowerCase().split(' ')).slice(0, 12).join(' ');
+  const main = mainPhrase(phrases) ?? core;
   const window = i.timeframe === undefined ? undefined : parseTimeframe(i.timeframe, now);
   const timeWindow = typeof window === 'string' || window?.label === 'all' ? undefined : window;
 
   const candidates: string[] = [question, core];
-  for (const e of i.entities ?? []) candidates.push(`${plainQuery(e)} ${core}`);
+  for (const e of i.entities ?? []) candidates.push(`${plainQuery(e)} ${main}`);
   for (const f of i.focus_areas ?? []) candidates.push(`${core} ${plainQuery(f)}`);
+  candidates.push(...reformulations(terms).slice(1));
   const entities = i.entities ?? [];
   for (const angle of ANGLES[analysisType]) {
     if (angle === 'comparison' && entities.length >= 2) candidates.push(`${plainQuery(entities[0]!)} vs ${plainQuery(entities[1]!)}`);
-    else candidates.push(`${core} ${angle}`);
+    else candidates.push(`${main} ${angle}`);
   }
   if (timeWindow !== undefined && timeWindow.from !== null) {
     const y0 = new Date(timeWindow.from).getUTCFullYear();
     const y1 = new Date(timeWindow.to ?? now).getUTCFullYear();
-    candidates.push(`${core} ${y1}`);
-    if (y0 !== y1) candidates.push(`${core} ${y0}`);
+    candidates.push(`${main} ${y1}`);
+    if (y0 !== y1) candidates.push(`${main} ${y0}`);
   }
-  for (const r of i.geographic_focus ?? []) candidates.push(`${core} ${plainQuery(r)}`);
+  for (const r of i.geographic_focus ?? []) candidates.push(`${main} ${plainQuery(r)}`);
 
+  const planned = Math.max(1, settings.subQueries - settings.feedback);
   const seen = new Set<string>();
   const subQueries: string[] = [];
   for (const c of candidates) {
-    const q = c.replace(/\s+/g, ' ').trim();
+    const q = plainQuery(c);
     const key = q.toLowerCase();
     if (q === '' || seen.has(key)) continue;
     seen.add(key);
     subQueries.push(q);
-    if (subQueries.length >= settings.subQueries) break;
+    if (subQueries.length >= planned) break;
   }
 
-  // Key phrases: the question's subject as a phrase, its words, the focus areas and entities.
-  const keyphrases = [...new Set([core, ...words, ...(i.focus_areas ?? []).map((f) => f.trim().toLowerCase()), ...entities.map((e) => e.trim().toLowerCase())])]
+  // Key phrases: the question's subject as a phrase, its key phrases, its words, the focus areas and entities.
+  const keyphrases = [...new Set([core, ...phrases, ...words, ...(i.focus_areas ?? []).map((f) => f.trim().toLowerCase()), ...entities.map((e) => e.trim().toLowerCase())])]
     .filter((k) => k !== '');
 
   const regions = (i.geographic_focus ?? []).flatMap((g) => {
@@ -145,6 +162,8 @@ export function planResearch(i: ResearchInput, now: number): ResearchPlan & { re
     depth,
     analysisType,
     subQueries,
+    feedbackQueries: settings.subQueries - subQueries.length,
+    anchors: phrases.length > 0 ? [main, ...phrases.filter((p) => p !== main)] : [core],
     keyphrases,
     maxSources: Math.min(i.max_sources ?? settings.maxSources, 50),
     sourceTypes: i.sources as readonly SourceType[] | undefined,

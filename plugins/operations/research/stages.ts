@@ -107,7 +107,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
     name: 'plan',
     run: (ctx: ResearchCtx): Effect.Effect<{ plan: ResearchPlan & { settings: DepthSettings }; timings: StageTiming[]; startedAt: number }> => Effect.sync(() => {
       const t0 = performance.now();
-      const plan = planResearch(ctx.input, ctx.receivedAt);
+      const plan = planResearch(ctx.input, ctx.receivedAt, options.tokenizer);
       ctx.progress?.({ stage: 'plan', found: 0, read: 0, sources: 0 });
       return { plan, timings: [{ stage: 'plan', ms: performance.now() - t0 }], startedAt: t0 };
     }),
@@ -127,6 +127,7 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
             providers, providerTimeoutMs: options.providerTimeoutMs, ...(options.pauses === undefined ? {} : { pauses: options.pauses }), index: options.index, scrape: scrapePage,
             refused: (url) => { const c = checkTargetUrl(url, options.egress); return c.ok ? undefined : c.reason; },
             concurrency: Math.max(1, Math.min(8, planConcurrency > 0 ? planConcurrency : 8)),
+            tokenizer: options.tokenizer,
           });
         })),
         (gathered) => {
@@ -147,7 +148,9 @@ export function researchStages(host: PluginHost, options: ResearchOptions) {
     run: (ctx: ResearchCtx & Timed & { plan: ResearchPlan; gathered: GatherResult }): Effect.Effect<{ corpus: Corpus }> => Effect.sync(() => {
       ctx.progress?.({ stage: 'read', found: ctx.gathered.found, read: ctx.gathered.fetched, sources: ctx.gathered.sources.length });
       const t0 = performance.now();
-      const corpus = readSources({ input: ctx.input, plan: ctx.plan, sources: ctx.gathered.sources, tokenizer: options.tokenizer, now: ctx.receivedAt });
+      // The sub-queries actually run (feedback ones included) are the plan the report's methodology names.
+      const plan = { ...ctx.plan, subQueries: ctx.gathered.subQueries };
+      const corpus = readSources({ input: ctx.input, plan, sources: ctx.gathered.sources, tokenizer: options.tokenizer, now: ctx.receivedAt });
       ctx.timings.push({ stage: 'read', ms: performance.now() - t0 });
       return { corpus };
     }),
