@@ -167,7 +167,7 @@ export function incompleteReason(raw, { caseless = false } = {}) {
 // ---------------------------------------------------------------------------
 // Boundaries of stored text.
 
-const LIST_ITEM = /^[ \t]*(?:[-*•‣◦▪–][ \t]|\d{1,3}[.)][ \t]|\(?[a-zA-Z]\)[ \t]|[a-z]\.[ \t])/u;
+const LIST_ITEM = /^[ \t]*(?:[-*•‣◦▪–][ \t]|\d{1,3}[.)][ \t]|\(\d{1,3}\)[ \t]|\(?[a-zA-Z]\)[ \t]|[a-z]\.[ \t])/u;
 
 function lineAt(text, pos) {
   const from = text.lastIndexOf('\n', pos - 1) + 1;
@@ -206,6 +206,13 @@ export function startReason(text, start) {
   if (b < 0) return null;
   if (/\n[ \t\r]*\n/.test(gap)) return null;
   if (gap !== '' && endsTerminal(text.slice(Math.max(0, b - 4), b + 1))) return null;
+  {
+    // Right after a list item's marker at the start of its line ("   (1) Queries ..."): the item's text begins there.
+    const { from } = lineAt(text, start);
+    const prefix = text.slice(from, start);
+    const m = LIST_ITEM.exec(prefix);
+    if (m !== null && prefix.slice(m[0].length).trim() === '') return null;
+  }
   if (gap.includes('\n')) {
     const { from, to, line } = lineAt(text, start);
     if (text.slice(from, start).trim() === '') {

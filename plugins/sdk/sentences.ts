@@ -21,9 +21,10 @@
  *   otherwise a boundary only where a line that starts with a capital
  *   ended well short of the width (at most 60% of it, and the next line's
  *   first word would have fitted): a heading, a keyword line, a
- *   paragraph's last line. In hard-wrapped text written in lower case
- *   (old collections) a short line tells nothing: only punctuation, blank
- *   lines and list items end its sentences;
+ *   paragraph's last line;
+ * - in text written in lower case (old collections, hard-wrapped or
+ *   wrapped too raggedly to measure) a short line tells nothing: only
+ *   punctuation, blank lines and list items end its sentences;
  * - terminal punctuation (`.`, `!`, `?`, `…`, and `。！？`), with closing
  *   quotes and brackets, followed by white space or the end, except after
  *   an abbreviation (Dr., e.g., et al., Fig., No., ...), an initial
@@ -351,9 +352,10 @@ function hardBreak(text: string, l: Line, n: Line, width: number, lowerCase: boo
   let next = n.cs;
   while (next < n.ce && OPENERS.has(text[next]!)) next++;
   if (!lowerCase && isLowerAt(text, next)) return false;
-  if (width === 0) return true;
-  // Hard-wrapped text in lower case has no heading to tell from a short line: only punctuation ends its sentences.
+  // Text in lower case has no heading to tell from a short line, and its wrapping may be too ragged to measure
+  // (old collections wrapped by hand): only punctuation, blank lines and list items end its sentences.
   if (lowerCase) return false;
+  if (width === 0) return true;
   // Hard-wrapped: a line that ended well short of the width (a heading, a keyword line, a paragraph's last line), unless it
   // is itself a continuation (a line starting in lower case).
   const length = l.ce - l.start;

@@ -64,6 +64,23 @@ describe('sentenceSpans', () => {
     ]);
   });
 
+  it('lower-case text wrapped too raggedly to measure still breaks only at punctuation (Cranfield 232)', () => {
+    // Most lines are far shorter than the longest, so the wrap width cannot be measured;
+    // a short line must still not end a sentence in text that has no capitals to tell headings by.
+    const text = 'accuracy of approximate methods for predicting pressure\non pointed non-lifting bodies of revolution in supersonic\nflow .\n'
+      + '  the accuracy and range of applicability of the linearized theory,\nsecond-order theory, tangent-cone method, conical-shock-expansion theory\n'
+      + 'and newtonian theory for predicting pressure distributions on pointed\nbodies of revolution at zero angle of\nattack are investigated .  pressure\n'
+      + 'distributions and integrated pressure\ndrag obtained are compared .\nthe second-order theory gives\ngood results on ogives when the ratio of\n'
+      + 'the tangent of maximum surface\nangle to the tangent of the mach angle\nis less than 0.9 .  tangent-cone\nmethod cannot be widely applied with\ngood accuracy .';
+    expect(readings(text)).toEqual([
+      'accuracy of approximate methods for predicting pressure on pointed non-lifting bodies of revolution in supersonic flow.',
+      'the accuracy and range of applicability of the linearized theory, second-order theory, tangent-cone method, conical-shock-expansion theory and newtonian theory for predicting pressure distributions on pointed bodies of revolution at zero angle of attack are investigated.',
+      'pressure distributions and integrated pressure drag obtained are compared.',
+      'the second-order theory gives good results on ogives when the ratio of the tangent of maximum surface angle to the tangent of the mach angle is less than 0.9.',
+      'tangent-cone method cannot be widely applied with good accuracy.',
+    ]);
+  });
+
   it('a ragged short line inside a sentence, and initials with inner dots, do not split it', () => {
     expect(readings(CISI_SCI)).toEqual([
       "The invention of the Science Citation Index (SCI) a few years ago provides a new and reliable tool to measure the significance of individual scientists' contributions.",
