@@ -321,7 +321,8 @@ describe('research over scholarly and news providers', () => {
       expect(t).toContain('10.5555/scour.d');
     }],
   ] as const)('citation_format %s carries the provider\'s DOI, authors, venue and year (full text and abstract alike)', async (format, checkA, checkD) => {
-    const b = await research({ research_query: QUESTION, sources: ['academic'], analysis_depth: 'quick', max_sources: 10, citation_format: format });
+    // Standard depth: both works must be cited; at quick depth five insights may all come from the other sources' statements.
+    const b = await research({ research_query: QUESTION, sources: ['academic'], analysis_depth: 'standard', max_sources: 10, citation_format: format });
     const a = bySuffix(b, '/landing/a');
     const d = bySuffix(b, '/landing/d');
     const cited = new Map<string, any>(b.citations.map((c: any) => [c.source_id, c]));
