@@ -151,7 +151,7 @@ describe('scour mcp (stdio) against a real server', () => {
       expect(text(r401)).toMatch(/^UNAUTHORIZED: /);
       expect(none.stderr()).toContain('SCOUR_API_KEY is not set');
       // tools/list needs no key: the schemas are public.
-      expect((await none.client.listTools()).tools).toHaveLength(6);
+      expect((await none.client.listTools()).tools).toHaveLength(7);
       const bad401 = await tool(bad.client, 'scrape', { url: `${site.url}/html/simple` });
       expect(bad401.structuredContent).toMatchObject({ code: 'AUTHENTICATION_FAILED' });
     } finally {

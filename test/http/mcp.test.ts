@@ -265,7 +265,7 @@ describe.each(CONFIGS.flatMap((c) => ADAPTERS.map((a) => [c, a] as const)))('MCP
     const list = await raw(s.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), auth);
     expect(list.status).toBe(200);
     expect(list.headers.get('content-type')).toContain('application/json');
-    expect(list.json.result.tools).toHaveLength(6);
+    expect(list.json.result.tools).toHaveLength(TOOLS.length);
     // A msgpack body is decoded like any other route's; the answer is JSON.
     const packed = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body: new Packr({ useRecords: false }).pack({ jsonrpc: '2.0', id: 5, method: 'ping' }) });
     expect(packed.status).toBe(200);
