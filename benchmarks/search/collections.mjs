@@ -19,6 +19,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { availableCollections, idFromUrl, indexDocuments, loadCollection } from '../ir/collections.mjs';
+import { ndcgAt, recallAt } from './scifact.mjs';
+
+export { ndcgAt, recallAt };
 
 export { availableCollections, loadCollection };
 
@@ -27,20 +30,6 @@ const BATCH = 1000;
 
 // ---------------------------------------------------------------------------
 // Metrics
-
-export function ndcgAt(ranked, relevant, k = 10) {
-  let dcg = 0;
-  for (let i = 0; i < Math.min(k, ranked.length); i++) if (relevant.has(ranked[i])) dcg += 1 / Math.log2(i + 2);
-  let idcg = 0;
-  for (let i = 0; i < Math.min(k, relevant.size); i++) idcg += 1 / Math.log2(i + 2);
-  return idcg === 0 ? 0 : dcg / idcg;
-}
-
-export function recallAt(ranked, relevant, k = 100) {
-  let hit = 0;
-  for (const d of ranked.slice(0, k)) if (relevant.has(d)) hit++;
-  return relevant.size === 0 ? 0 : hit / relevant.size;
-}
 
 /** Average precision over the first k results; relevant documents not among them count as misses. */
 export function apAt(ranked, relevant, k = 100) {
