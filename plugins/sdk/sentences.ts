@@ -414,7 +414,7 @@ function endsSentence(text: string, from: number, at: number, after: number, nex
 function vocabularyOf(text: string): Set<string> {
   const out = new Set<string>();
   // The halves of words broken at a line end are not words of the text.
-  const whole = text.toLowerCase().replace(/\p{L}+-[ \t]*\r?\n\s*\p{L}+/gu, ' ');
+  const whole = text.toLowerCase().replace(/(?<!\p{L})\p{L}+-[ \t]*\r?\n\s*\p{L}+/gu, ' ');
   for (const m of whole.matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
     out.add(m[0]);
     if (m[0].includes('-')) for (const p of m[0].split('-')) out.add(`\u0000${p}`);
