@@ -48,7 +48,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -330,7 +330,7 @@ if (devMet.length > 0) {
 
 writeFileSync(OUT, `${JSON.stringify({
   benchmark: 'BEIR SciFact (5,183 abstracts, 300 test queries)',
-  dist,
+  dist: relative(root, dist) || dist,
   analysis_workers: analyser === undefined ? null : analyser.size,
   date: new Date().toISOString(),
   node: process.version,
