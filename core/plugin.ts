@@ -90,6 +90,13 @@ export interface Route<Req = unknown, Res = unknown> {
    * stream() always answers undefined.
    */
   readonly streams?: boolean;
+  /**
+   * The status and body of this route's failures, for a route that answers
+   * in another API's shape (the Tavily-compatible routes): its clients read
+   * their own error body, not the spec's. Headers stay (Retry-After, the
+   * rate-limit headers). Default: the failure's status and `errorBody`.
+   */
+  readonly errorShape?: (failure: ApiFailure, requestId: string) => { readonly status: number; readonly body: unknown };
 }
 
 /** What operation plugins get at boot to build their routes. Never used per request. */
