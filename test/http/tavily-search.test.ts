@@ -239,7 +239,7 @@ describe.each(ADAPTERS)('POST /tavily/search over %s', (adapter) => {
 
     it('an answer is only ever quoted statements: null, with a warning, when the results hold none', async () => {
       // The guide's only sentence with "solar" is an instruction ("Size solar panels by ..."), not a statement.
-      const r = await post({ query: 'solar panels', include_domains: ['example.org'], include_answer: 'basic' });
+      const r = await post({ query: 'solar', include_domains: ['example.org'], include_answer: 'basic' });
       expect(r.status, r.text).toBe(200);
       expect(r.body.results.map((x: { url: string }) => x.url)).toEqual(['https://docs.example.org/solar-guide']);
       expect(r.body.answer).toBeNull();
@@ -254,6 +254,15 @@ describe.each(ADAPTERS)('POST /tavily/search over %s', (adapter) => {
     it('a body that is not JSON is a Tavily-shaped 415', async () => {
       const res = await fetch(`${base}/tavily/search`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'text/plain' }, body: 'query=solar' });
       expectTavilyError({ status: res.status, headers: res.headers, body: await res.json() }, 415);
+    });
+
+    it('OpenAPI documents the routes with Tavily\'s error body; the native routes keep theirs', async () => {
+      const doc = (await call(`${base}/v1/openapi.json`, 'GET')).body;
+      for (const path of ['/tavily/search', '/tavily/extract']) {
+        const responses = doc.paths[path].post.responses;
+        for (const status of ['400', '401', '429', '432']) expect(responses[status].content['application/json'].schema.required).toEqual(['detail']);
+      }
+      expect(doc.paths['/v1/search'].post.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
     });
 
     it('the native route keeps its own error body', async () => {

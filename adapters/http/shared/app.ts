@@ -923,7 +923,7 @@ export class HttpApp {
     failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], inbound: Inbound, route: CompiledRoute | undefined, sink: Sink, close: boolean,
   ): number {
     // A route in another API's shape answers its failures in that shape (Route.errorShape).
-    const shaped = route?.route.errorShape?.(failure, requestId);
+    const shaped = route?.route.errorShape?.of(failure, requestId);
     const body = shaped === undefined ? errorBody(failure, requestId, new Date(this.opts.clock.now())) : shaped.body;
     const headers = ['content-type', msgpack ? MSGPACK_TYPE : JSON_TYPE, 'x-request-id', requestId];
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);

@@ -11,15 +11,17 @@
  * (Retry-After, x-ratelimit-*), and x-request-id names the request.
  */
 import { type ApiFailure, BadRequest, type FieldIssue, listedIssues } from '../../../core/errors.js';
+import type { JsonSchema } from '../../../core/schema.js';
 
 /** Tavily's status for "this request exceeds your plan's set usage limit". */
 export const PLAN_LIMIT_STATUS = 432;
 
-export const TAVILY_ERROR_SCHEMA = {
+export const TAVILY_ERROR_SCHEMA: JsonSchema = {
   type: 'object',
+  description: "Tavily's error body; x-request-id names the request.",
   required: ['detail'],
   properties: { detail: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
-} as const;
+};
 
 function issuesText(failure: ApiFailure): string {
   const issues = (failure.fields().validation_errors as readonly FieldIssue[] | undefined) ?? [];

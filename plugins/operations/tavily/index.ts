@@ -12,14 +12,14 @@
  * Tavily's error shape (errors.ts, through Route.errorShape). docs/tavily.md
  * lists what is honoured, what is ignored and how credits map.
  */
-import type { ApiFailure } from '../../../core/errors.js';
 import { defineOperation, schema } from '../../sdk/index.js';
 import { tavilyError, TAVILY_ERROR_SCHEMA } from './errors.js';
 import { tavilyExtractAnswer, TavilyExtractRequest, TavilyExtractResponse, translateExtract, type NativeBulkAnswer } from './extract.js';
 import { forwardHandle, nativeRoute } from './forward.js';
 import { tavilySearchAnswer, TavilySearchRequest, TavilySearchResponse, translateSearch, type NativeSearchAnswer } from './search.js';
 
-const errorShape = (failure: ApiFailure) => tavilyError(failure);
+/** Every failure of these routes in Tavily's shape (errors.ts). */
+const errorShape = { of: tavilyError, schema: TAVILY_ERROR_SCHEMA };
 
 export const tavilyOperation = defineOperation({
   name: 'operation-tavily',
@@ -57,5 +57,3 @@ export const tavilyOperation = defineOperation({
     ];
   },
 });
-
-export { TAVILY_ERROR_SCHEMA };
