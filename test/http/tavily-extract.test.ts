@@ -147,6 +147,11 @@ describe.each(ADAPTERS)('POST /tavily/extract over %s', (adapter) => {
       expect(r.body.warnings.map((w: { message: string }) => w.message.split(' ')[0])).toEqual(['include_favicon', 'query', 'chunks_per_source']);
     });
 
+    it('a body past the body limit is a Tavily-shaped 413', async () => {
+      const r = await post({ urls: [`https://example.com/${'a'.repeat(2 * 1024 * 1024)}`] });
+      expectTavilyError(r, 413, /limit/i);
+    });
+
     it('no key and a bad body is a 401, not a 400', async () => {
       expectTavilyError(await post({ urls: 5 }, null), 401, /Missing API key/);
     });
