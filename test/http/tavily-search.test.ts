@@ -202,6 +202,16 @@ describe.each(ADAPTERS)('POST /tavily/search over %s', (adapter) => {
       expectTavilyError(await post({ query: 'solar', api_key: 5 }, null), 401);
     });
 
+    it('a 429 keeps Retry-After and the x-ratelimit-* headers', async () => {
+      const free = await account(base, 'free', 100);
+      expect((await post({ query: 'solar' }, `Bearer ${free.key}`)).status).toBe(200);
+      const r = await post({ query: 'solar' }, `Bearer ${free.key}`);
+      expectTavilyError(r, 429, /Rate limit exceeded/);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(r.headers.get('x-ratelimit-limit')).toBe('1');
+    });
+
     it('the key may come in the body (api_key) when no Authorization header is sent', async () => {
       const r = await post({ query: 'solar', api_key: a.key }, null);
       expect(r.status, r.text).toBe(200);
