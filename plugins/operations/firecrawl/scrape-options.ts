@@ -166,8 +166,9 @@ export function translateScrapeOptions(o: Record<string, unknown>, env: ScrapeEn
     if (!isObject(o.headers)) issues.push({ field: `${at}headers`, message: 'must be an object of header names to string values' });
     else {
       for (const [k, v] of Object.entries(o.headers)) {
+        // Defined, not assigned: a header named __proto__ stays a plain key (and the native check judges it).
         if (typeof v !== 'string') issues.push({ field: `${at}headers.${clip(k)}`, message: 'must be a string' });
-        else headers[k] = v;
+        else Object.defineProperty(headers, k, { value: v, enumerable: true, writable: true, configurable: true });
       }
     }
   }
