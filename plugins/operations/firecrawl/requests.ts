@@ -232,9 +232,10 @@ export function translateSearch(body: Json, version: 1 | 2): Translated & { news
     if (range === undefined) warnings.push('tbs: only qdr:h, qdr:d, qdr:w, qdr:m and qdr:y are supported; ignored');
     else native.time_range = range;
   }
-  if (typeof body.country === 'string' && /^[A-Za-z]{2}$/.test(body.country)) native.country = body.country.toUpperCase();
-  else if (body.country !== undefined) warnings.push('country: an ISO 3166-1 alpha-2 code is expected; ignored');
-  if (version === 1 && typeof body.lang === 'string' && /^[A-Za-z]{2}$/.test(body.lang)) native.language = body.lang.toLowerCase();
+  // Firecrawl's country and lang are hints to its search engine; Scour's country and language are strict filters
+  // (a result without them is left out), so they are not applied. v1's client sends country "us" and lang "en" always.
+  if (body.country !== undefined && String(body.country).toLowerCase() !== 'us') warnings.push('country is not supported; ignored');
+  if (body.lang !== undefined && String(body.lang).toLowerCase() !== 'en') warnings.push('lang is not supported; ignored');
   if (body.location !== undefined) warnings.push('location is not supported; ignored');
   for (const k of ['includeDomains', 'excludeDomains', 'categories', 'filter', 'highlights']) if (body[k] !== undefined) warnings.push(`${k} is not supported; ignored`);
   let scrape = false;
