@@ -124,6 +124,21 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     expect(b.metadata?.title).toBe('Bobolink notes');
   }, 120_000);
 
+  it('crawls with excludePaths read as globs, and warns about the ones it cannot read', async () => {
+    const c = client();
+    const started = await c.startCrawl(site.url, { limit: 4, excludePaths: ['^/b$', 'c.*', '(x|y)'] });
+    let job = await c.getCrawlStatus(started.id);
+    for (let n = 0; n < 60 && job.status === 'scraping'; n++) {
+      await new Promise((r) => setTimeout(r, 500));
+      job = await c.getCrawlStatus(started.id);
+    }
+    expect(job.status).toBe('completed');
+    expect(job.data.map((d) => d.metadata?.sourceURL).sort()).toEqual([`${site.url}/`, `${site.url}/a`]);
+    const raw = await call(`${s.url}/firecrawl/v2/crawl`, 'POST', { auth: `Bearer ${key}`, body: { url: `${site.url}/nowhere`, limit: 1, excludePaths: ['(x|y)'] } });
+    expect(raw.status).toBe(200);
+    expect(raw.body.warning).toContain('"(x|y)" has no path glob equivalent');
+  }, 60_000);
+
   it('starts and cancels a crawl', async () => {
     const c = client();
     const started = await c.startCrawl(site.url, { limit: 4 });
@@ -232,6 +247,46 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     expect(r.body.success).toBe(false);
     expect(typeof r.body.error).toBe('string');
   });
+
+  /**
+   * Seeded random bodies of Firecrawl's field names with values of every
+   * type (targets only refused ones, or the loopback site's), to each POST
+   * endpoint of v1 and v2: never a 5xx, and a failure is in Firecrawl's shape.
+   */
+  it('random bodies to every POST endpoint: never a 5xx', async () => {
+    let seed = 0x5eed;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const urls = ['http://10.0.0.1/', 'file:///etc/passwd', '', 'not a url', 'http://[::1', 'javascript:alert(1)', `${site.url}/a`];
+    const scalars = [null, true, false, 0, -1, 1.5, 1e308, 'x', '', 'a'.repeat(10_000), '\u0000\ud800', '__proto__'];
+    const value = (depth: number): unknown => {
+      const r = rnd();
+      if (depth > 2 || r < 0.5) return pick(scalars);
+      if (r < 0.75) return Array.from({ length: Math.floor(rnd() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(rnd() * 4) }, () => [pick(['type', 'url', 'schema', 'selector', 'milliseconds', 'fullPage', 'languages', 'country', 'x']), value(depth + 1)]));
+    };
+    const fields = ['formats', 'headers', 'waitFor', 'timeout', 'actions', 'location', 'maxAge', 'proxy', 'mobile', 'onlyMainContent', 'includeTags', 'jsonOptions',
+      'limit', 'maxDiscoveryDepth', 'maxDepth', 'includePaths', 'excludePaths', 'sitemap', 'webhook', 'scrapeOptions', 'search', 'includeSubdomains', 'sources', 'tbs', 'maxConcurrency', 'ignoreInvalidURLs'];
+    const formats = ['markdown', 'html', 'rawHtml', 'links', 'images', 'json', 'summary', { type: 'json', schema: { type: 'object' } }, { type: 'nope' }];
+    for (const v of ['v1', 'v2']) {
+      for (const ep of ['scrape', 'batch/scrape', 'crawl', 'map', 'search']) {
+        for (let n = 0; n < 12; n++) {
+          const body: Record<string, unknown> = {};
+          if (ep === 'search') body.query = pick(['bobolink', '', 5, 'site:', 'a'.repeat(600)]);
+          else if (ep === 'batch/scrape') body.urls = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => pick(urls.slice(0, -1)));
+          else body.url = pick(ep === 'crawl' ? urls.slice(0, -1) : urls);
+          for (let k = Math.floor(rnd() * 5); k > 0; k--) {
+            const f = pick(fields);
+            body[f] = f === 'formats' && rnd() < 0.7 ? Array.from({ length: Math.floor(rnd() * 3) }, () => pick(formats)) : value(0);
+          }
+          const r = await call(`${s.url}/firecrawl/${v}/${ep}`, 'POST', { auth: `Bearer ${key}`, body });
+          expect(r.status, `${v}/${ep} ${JSON.stringify(body).slice(0, 300)} -> ${r.text.slice(0, 300)}`).toBeLessThan(500);
+          if (r.status >= 400) expect(r.body.success, r.text).toBe(false);
+          else expect(r.body.success, r.text).toBe(true);
+        }
+      }
+    }
+  }, 120_000);
 
   it('malformed JSON: 400 in Firecrawl\'s shape, after auth', async () => {
     const bad = await fetch(`${s.url}/firecrawl/v2/scrape`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"url": ' });
