@@ -9,7 +9,7 @@ import { MAX_ACTIONS, SCROLL_AMOUNT, translateActions } from '../../plugins/oper
 import { documentOf } from '../../plugins/operations/firecrawl/documents.js';
 import { FirecrawlFailure } from '../../plugins/operations/firecrawl/errors.js';
 import { regexToGlob, translateBatch, translateCrawl, translateMap, translateSearch } from '../../plugins/operations/firecrawl/requests.js';
-import { batchId, batchStatus, jobStatus, parseBatchId } from '../../plugins/operations/firecrawl/responses.js';
+import { batchErrors, batchId, batchStatus, crawlErrors, jobStatus, parseBatchId } from '../../plugins/operations/firecrawl/responses.js';
 import { NO_FORMATS, translateScrapeOptions } from '../../plugins/operations/firecrawl/scrape-options.js';
 import { BadRequest, RateLimited } from '../../core/errors.js';
 
@@ -238,6 +238,17 @@ describe('responses', () => {
       { markdown: 'x', metadata: { title: 'A', sourceURL: 'http://a/', url: 'http://a/', statusCode: 200, proxyUsed: 'basic' } },
     ] });
     expect('next' in batchStatus(job, NO_FORMATS, 1)).toBe(false);
+  });
+
+  it('errors: a batch\'s failed results, a crawl\'s failed items and robots skips', () => {
+    expect(batchErrors({ results: [{ url: 'a', success: true, result: {} }, { url: 'b', success: false, error: { error: 'The target could not be reached', code: 'TARGET_UNREACHABLE' } }] }))
+      .toEqual({ errors: [{ id: '1', url: 'b', error: 'The target could not be reached', code: 'TARGET_UNREACHABLE' }], robotsBlocked: [] });
+    expect(crawlErrors([
+      { idx: 0, url: 'a', status: 'completed', error: null },
+      { idx: 1, url: 'b', status: 'failed', error: { code: 'TARGET_BUSY', error: 'The site answered 503' } },
+      { idx: 2, url: 'c', status: 'skipped', error: null, reason: 'robots' },
+      { idx: 3, url: 'd', status: 'skipped', error: null, reason: 'off_domain' },
+    ])).toEqual({ errors: [{ id: '1', url: 'b', error: 'The site answered 503', code: 'TARGET_BUSY' }], robotsBlocked: ['c'] });
   });
 
   it('a document holds what its formats asked for, and the native warnings', () => {

@@ -112,6 +112,16 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     expect(bySource.get(`${site.url}/a`)?.metadata?.title).toBe('Aardvark facts');
   }, 60_000);
 
+  it('a batch\'s failed URLs: in its errors, not in its data', async () => {
+    const c = client();
+    const job = await c.batchScrape([`${site.url}/a`, 'http://127.0.0.1:1/down'], { options: { formats: ['markdown'] }, pollInterval: 1, timeout: 60 });
+    expect(job.status).toBe('completed');
+    expect(job.data.map((d) => d.metadata?.sourceURL)).toEqual([`${site.url}/a`]);
+    const errors = await c.getBatchScrapeErrors(job.id);
+    expect(errors.errors).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:1/down', code: 'TARGET_UNREACHABLE' })]);
+    expect(errors.robotsBlocked).toEqual([]);
+  }, 60_000);
+
   it('crawls to completion, with each page\'s markdown and metadata', async () => {
     const job = await client().crawl(site.url, { limit: 4, pollInterval: 1, timeout: 90 });
     expect(job.status).toBe('completed');
@@ -122,6 +132,7 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     const b = job.data.find((d) => d.metadata?.sourceURL === `${site.url}/b`)!;
     expect(b.markdown).toContain('bobolink');
     expect(b.metadata?.title).toBe('Bobolink notes');
+    expect(await client().getCrawlErrors(job.id)).toEqual({ errors: [], robotsBlocked: [] });
   }, 120_000);
 
   it('crawls with excludePaths read as globs, and warns about the ones it cannot read', async () => {
@@ -235,6 +246,8 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     ['crawl: limit negative', 'POST', '/v2/crawl', { url: 'http://127.0.0.1/', limit: -3, includePaths: 'x' }],
     ['crawl: webhook to a private host', 'POST', '/v2/crawl', { url: 'http://127.0.0.1/', webhook: 'http://10.1.2.3/hook' }],
     ['crawl status: unknown', 'GET', '/v2/crawl/crawl_00000000000000000000000000000000', undefined],
+    ['crawl errors: unknown', 'GET', '/v2/crawl/crawl_00000000000000000000000000000000/errors', undefined],
+    ['batch errors: not an id', 'GET', '/v2/batch/scrape/nope/errors', undefined],
     ['crawl cancel: garbage id', 'DELETE', '/v2/crawl/%00%ff', undefined],
     ['map: no url', 'POST', '/v2/map', { limit: 'all' }],
     ['search: no query', 'POST', '/v2/search', { limit: 5, sources: [{}] }],

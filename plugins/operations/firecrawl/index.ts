@@ -20,7 +20,7 @@ import { crawledDocument, documentOf } from './documents.js';
 import { firecrawlFailure, invalidRequest } from './errors.js';
 import { nativeCaller, type NativeRequest } from './native.js';
 import { translateBatch, translateCrawl, translateMap, translateScrape, translateSearch, type Translated } from './requests.js';
-import { batchId, batchStatus, crawlStatus, mapLinks, parseBatchId, searchResults } from './responses.js';
+import { batchErrors, batchId, batchStatus, crawlErrors, crawlStatus, mapLinks, parseBatchId, searchResults } from './responses.js';
 import { warningText } from './scrape-options.js';
 
 export interface FirecrawlOptions {
@@ -118,12 +118,16 @@ export function createFirecrawlOperation(options: FirecrawlOptions) {
         });
       });
 
-      const batchGet = (ctx: RequestContext, v: Version, id: string) => {
+      /** A batch's native status (the native route answers 404 for an unknown id or another account's job). */
+      const batchJob = (ctx: RequestContext, id: string) => {
         const parsed = parseBatchId(id);
         if (parsed === undefined) return Effect.fail(firecrawlFailure(new NotFound({ message: 'No batch scrape with this id belongs to this account' })));
-        return Effect.map(call(ctx, 'GET', '/v1/scrape/bulk/{job_id}', { params: { job_id: parsed.jobId } }), ({ value }) => batchStatus(value, parsed.formats, v));
+        return Effect.map(call(ctx, 'GET', '/v1/scrape/bulk/{job_id}', { params: { job_id: parsed.jobId } }), ({ value }) => ({ value, formats: parsed.formats }));
       };
+      const batchGet = (ctx: RequestContext, v: Version, id: string) => Effect.map(batchJob(ctx, id), ({ value, formats }) => batchStatus(value, formats, v));
       const batchStatusRoute = (v: Version) => route('GET', v, '/batch/scrape/{id}', 'a batch scrape\'s status and documents.', false, (ctx) => batchGet(ctx, v, ctx.params.id ?? ''));
+      const batchErrorsRoute = (v: Version) => route('GET', v, '/batch/scrape/{id}/errors', 'a batch scrape\'s failed URLs.', false, (ctx) =>
+        Effect.map(batchJob(ctx, ctx.params.id ?? ''), ({ value }) => batchErrors(value)));
 
       const crawlStart = (v: Version) => route('POST', v, '/crawl', 'start a crawl (native POST /v1/crawl).', true, (ctx) => {
         const { t, req } = translated(ctx, (b) => translateCrawl(b, { version: v, renders: renders() }));
@@ -155,6 +159,19 @@ export function createFirecrawlOperation(options: FirecrawlOptions) {
         });
       });
 
+      /** A crawl's items, after the native status route has checked the id and the account. */
+      const crawlItems = (ctx: RequestContext, id: string) =>
+        Effect.flatMap(call(ctx, 'GET', '/v1/crawl/{job_id}', { params: { job_id: id } }), ({ ctx: native }) => {
+          const accountId = native.account?.id;
+          if (accountId === undefined) return Effect.succeed([]);
+          return Effect.mapError(Effect.map(host.jobs.store.getJob(id, accountId, { kind: 'crawl', items: true }), (job) => job?.items ?? []), firecrawlFailure);
+        });
+      const crawlErrorsRoute = (v: Version) => route('GET', v, '/crawl/{id}/errors', 'a crawl\'s failed pages and the URLs robots.txt kept it from.', false, (ctx) => {
+        const id = ctx.params.id ?? '';
+        if (id.startsWith('bulk_')) return Effect.map(batchJob(ctx, id), ({ value }) => batchErrors(value));
+        return Effect.map(crawlItems(ctx, id), crawlErrors);
+      });
+
       const crawlCancel = (v: Version) => route('DELETE', v, '/crawl/{id}', 'cancel a crawl (native DELETE /v1/crawl/{job_id}).', false, (ctx) =>
         Effect.map(call(ctx, 'DELETE', '/v1/crawl/{job_id}', { params: { job_id: ctx.params.id ?? '' } }), () => ({ success: true, status: 'cancelled' })));
 
@@ -176,7 +193,7 @@ export function createFirecrawlOperation(options: FirecrawlOptions) {
       });
 
       return ([1, 2] as const).flatMap((v) => [
-        scrape(v), batchStart(v), batchStatusRoute(v), crawlStart(v), crawlGet(v), crawlCancel(v), map(v), search(v),
+        scrape(v), batchStart(v), batchStatusRoute(v), batchErrorsRoute(v), crawlStart(v), crawlGet(v), crawlErrorsRoute(v), crawlCancel(v), map(v), search(v),
       ]);
     },
   });

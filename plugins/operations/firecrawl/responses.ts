@@ -118,3 +118,23 @@ export function searchResults(answer: Json): Json[] {
     return out;
   });
 }
+
+/** An item error's message: a native error body ({error, code, ...}) or anything else. */
+const errorText = (e: unknown): string => {
+  if (isObject(e)) return str(e.error) ?? str(e.message) ?? str(e.code) ?? 'failed';
+  return typeof e === 'string' ? e : 'failed';
+};
+
+/** Firecrawl's errors answer of a batch: its failed URLs, from the native results. */
+export function batchErrors(job: Json): Json {
+  const results = Array.isArray(job.results) ? job.results.filter(isObject) : [];
+  const errors = results.filter((r) => r.success !== true).map((r, n) => ({ id: String(n), url: str(r.url) ?? '', error: errorText(r.error), ...(isObject(r.error) && typeof r.error.code === 'string' ? { code: r.error.code } : {}) }));
+  return { errors, robotsBlocked: [] };
+}
+
+/** Firecrawl's errors answer of a crawl: its failed pages, and the URLs robots.txt kept it from. */
+export function crawlErrors(items: readonly { readonly idx: number; readonly url: string; readonly status: string; readonly error: unknown; readonly reason?: string }[]): Json {
+  const errors = items.filter((i) => i.status === 'failed').map((i) => ({ id: String(i.idx), url: i.url, error: errorText(i.error), ...(isObject(i.error) && typeof i.error.code === 'string' ? { code: i.error.code } : {}) }));
+  const robotsBlocked = items.filter((i) => i.status === 'skipped' && i.reason === 'robots').map((i) => i.url);
+  return { errors, robotsBlocked };
+}
