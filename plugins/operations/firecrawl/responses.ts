@@ -128,7 +128,8 @@ const errorText = (e: unknown): string => {
 /** Firecrawl's errors answer of a batch: its failed URLs, from the native results. */
 export function batchErrors(job: Json): Json {
   const results = Array.isArray(job.results) ? job.results.filter(isObject) : [];
-  const errors = results.filter((r) => r.success !== true).map((r, n) => ({ id: String(n), url: str(r.url) ?? '', error: errorText(r.error), ...(isObject(r.error) && typeof r.error.code === 'string' ? { code: r.error.code } : {}) }));
+  // The id is the URL's place in the batch (the native results are in input order).
+  const errors = results.flatMap((r, n) => (r.success === true ? [] : [{ id: String(n), url: str(r.url) ?? '', error: errorText(r.error), ...(isObject(r.error) && typeof r.error.code === 'string' ? { code: r.error.code } : {}) }]));
   return { errors, robotsBlocked: [] };
 }
 
