@@ -18,6 +18,7 @@ import { clientQuotaStage } from '../core/stages/client-quota.js';
 import { validateStage } from '../core/stages/validate.js';
 import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
 import type { AccountStore, Clock, Logger, RateLimiter } from '../core/ports.js';
+import { createFirecrawlOperation } from '../plugins/operations/firecrawl/index.js';
 import { PluginRegistry } from '../core/registry.js';
 import type { StageKit } from '../core/stages/index.js';
 import { HttpApp } from '../adapters/http/shared/app.js';
@@ -186,7 +187,7 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex, pageHistory), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex, pageHistory), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook), createFirecrawlOperation({ index: searchIndex })];
   } catch (e) {
     await closeAll();
     throw e;
