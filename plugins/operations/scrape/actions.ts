@@ -94,13 +94,26 @@ const ACTION_TS_TYPE = [
   '{ type: "execute_javascript"; script: string }',
 ].join(' | ');
 
+/** One action as a client writes it (what ACTION_TS_TYPE says to the generated client; test/types/client-types.ts holds them equal). */
+export type ActionInput =
+  | { type: 'click'; selector: string }
+  | { type: 'write'; selector: string; text: string }
+  | { type: 'press'; key: string }
+  | { type: 'scroll'; direction: 'down' | 'up'; amount?: number }
+  | { type: 'scroll'; to: 'bottom'; max_steps?: number }
+  | { type: 'wait'; milliseconds: number }
+  | { type: 'wait'; selector: string; milliseconds?: number }
+  | { type: 'screenshot'; full_page?: boolean }
+  | { type: 'execute_javascript'; script: string };
+
 /** The request fields: `actions` and `actions_required`. */
 export const ActionFields = {
-  actions: Type.Optional(Type.Array(ActionSchema, {
+  // The schema validates; its static type is the union a client writes (the schema's own is every field optional).
+  actions: Type.Optional(Type.Unsafe<ActionInput[]>(Type.Array(ActionSchema, {
     minItems: 1, maxItems: ACTION_LIMITS.actions,
     description: 'Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions).',
     tsType: `Array<${ACTION_TS_TYPE}>`,
-  })),
+  }))),
   actions_required: Type.Optional(Type.Boolean({ description: 'Extension: with actions, a failed action fails the scrape (422 ACTION_FAILED, not charged) instead of reading the page as it stood.' })),
 };
 

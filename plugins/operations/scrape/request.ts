@@ -107,7 +107,7 @@ export const ScrapeResponse = Type.Object({
       type: Type.String(),
       ok: Type.Boolean(),
       error: Type.Optional(Type.String({ description: 'Why it failed; the actions after it were not run.' })),
-      value: Type.Optional(Type.Any({ description: 'execute_javascript: its return value; screenshot: its URL; scroll to bottom: { steps, height }.' })),
+      value: Type.Optional(Type.Any({ description: 'execute_javascript: its return value; screenshot: its URL; scroll to bottom: { steps, height }.', tsType: 'unknown' })),
     }), { description: 'The actions run, in order: all of them, or up to the first that failed.' }),
     screenshots: Type.Array(Type.String(), { description: 'The screenshot actions\' images, in order (expiring like screenshot_url).' }),
   }, { description: 'Extension: with actions, what each one did.' })),
