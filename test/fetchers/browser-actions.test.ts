@@ -213,6 +213,13 @@ describe('browser actions and the egress guard', () => {
       ]));
       expect(open.statusCode).toBe(200);
       expect(forbidden.hits('/leak')).toBe(1);
+
+      // A navigation an action starts to an address not allowed fails the render, as a redirect there does.
+      const nav = await guarded.fetch(request(`${site.url}/title`, [
+        { type: 'execute_javascript', script: `location.href = ${JSON.stringify(`${forbidden.url}/landing`)}` },
+      ])).then(() => undefined, (e: unknown) => e as { code?: string });
+      expect(nav?.code).toBe('TARGET_NOT_ALLOWED');
+      expect(forbidden.hits('/landing')).toBe(0);
     } finally {
       await guarded.stop();
     }

@@ -1,5 +1,5 @@
 /**
- * The browser fetcher (render_js, wait_for, screenshots): Crawlee's
+ * The browser fetcher (render_js, wait_for, screenshots, actions: see actions.ts): Crawlee's
  * BrowserPool driving Chromium through Playwright, one fresh incognito
  * context per fetch, a bounded number of pages at once, and every byte the
  * browser sends routed through the fetch's own egress proxy (egress-proxy.ts)

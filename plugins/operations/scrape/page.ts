@@ -19,10 +19,12 @@
  * and crawl call `read`.
  *
  * Where new things go, each in one place:
- * - a new way to fetch (browser actions, a remote browser) is a fetcher
- *   plugin (`defineFetcher`, plugins/sdk/scrape.ts); `fetch` below is
- *   where the request's fields choose the fetcher (today: render_js picks
- *   the browser) and become its FetchRequest;
+ * - a new way to fetch (a remote browser) is a fetcher plugin
+ *   (`defineFetcher`, plugins/sdk/scrape.ts); `fetch` below is where the
+ *   request's fields choose the fetcher (today: render_js picks the
+ *   browser) and become its FetchRequest (browser actions: its `actions`,
+ *   which the browser fetcher runs; actions_required fails the fetch when
+ *   one failed);
  * - a document parser (PDF, DOCX, feeds) goes in `extract` below, where a
  *   page that is not HTML gets its text by its media type (`text`, then
  *   the free fields), so every field and every caller gets it;
