@@ -233,6 +233,8 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
       [{ url, render_js: true, actions: [{ type: 'press', key: '\u0007' }] }, 'actions[0].key'],
       [{ url, render_js: true, actions: [{ type: 'write', selector: '#q', text: 'x'.repeat(10_001) }] }, 'actions[0].text'],
       [{ url, render_js: true, actions: [{ type: 'execute_javascript', script: '' }] }, 'actions[0].script'],
+      [{ url, render_js: true, actions: [{ type: 'execute_javascript', script: 'return (' }] }, 'actions[0].script'],
+      [{ url, render_js: true, actions: [{ type: 'execute_javascript', script: 'return 1 })(); (() => {' }] }, 'actions[0].script'],
     ];
     for (const [body, field] of cases) {
       const r = await scrape(a.key, body);

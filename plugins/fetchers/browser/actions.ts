@@ -195,15 +195,25 @@ async function scrollToBottom(ctx: ActionContext, maxSteps: number): Promise<{ s
 /** The in-page half of execute_javascript's value: JSON, or why not, never more than the bound. */
 const SERIALISE = `function (max) {
   let s;
-  try { s = JSON.stringify(this); } catch (e) { return { error: 'its return value is not JSON-serialisable (' + String(e && e.message || e).slice(0, 200) + ')' }; }
+  try { s = JSON.stringify(this.v); } catch (e) { return { error: 'its return value is not JSON-serialisable (' + String(e && e.message || e).slice(0, 200) + ')' }; }
   if (typeof s !== 'string') return { none: true };
   if (s.length > max) return { error: 'its return value is larger than ' + (max / 1024) + ' KiB as JSON' };
   return { json: s };
 }`;
 
+/** Compiles (never runs) `source` as an async function's body: a SyntaxError when it is not one on its own. */
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (body: string) => unknown;
+
 async function script(ctx: ActionContext, source: string, bound: number): Promise<Pick<ActionOutcome, 'value'>> {
-  // The body of an async function; the newline lets a last-line comment end without swallowing the wrapper.
-  const expression = `(async () => {\n${source}\n})()`;
+  // Only a source that is a function body on its own is wrapped: one that closes the wrapper early could make
+  // the expression's value a primitive (sent back whole, whatever its size) instead of the object serialised below.
+  try {
+    new AsyncFunction(source);
+  } catch (e) {
+    throw new ActionError(`the script is not valid JavaScript as the body of an async function (${errText(e)})`);
+  }
+  // The newline lets a last-line comment end without swallowing the wrapper.
+  const expression = `(async () => ({ v: await (async () => {\n${source}\n})() }))()`;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ActionError(`the script did not finish within ${seconds(bound)}`)), bound);
@@ -215,13 +225,8 @@ async function script(ctx: ActionContext, source: string, bound: number): Promis
       const d = r.exceptionDetails;
       throw new ActionError(`the script threw: ${errText(d.exception?.description ?? d.text)}`);
     }
-    if (r.result.objectId === undefined) {
-      // A primitive comes back by value (undefined: the script returned nothing).
-      if (r.result.type === 'undefined') return {};
-      const json = JSON.stringify(r.result.value ?? null);
-      if (Buffer.byteLength(json, 'utf8') > MAX_SCRIPT_RESULT_BYTES) throw new ActionError(`its return value is larger than ${MAX_SCRIPT_RESULT_BYTES / 1024} KiB as JSON`);
-      return { value: r.result.value ?? null };
-    }
+    // Always the wrapper object (a primitive would come back whole): its `v` is serialised in the page, bounded.
+    if (r.result.objectId === undefined) throw new ActionError('its return value could not be read');
     const called = await abortable(ctx.cdp.send('Runtime.callFunctionOn', {
       objectId: r.result.objectId, functionDeclaration: SERIALISE, arguments: [{ value: MAX_SCRIPT_RESULT_BYTES }], returnByValue: true,
     }), ctx.signal);

@@ -163,6 +163,20 @@ export function selectorProblem(s: string): string | undefined {
   }
 }
 
+/** Compiles (never runs) a source as an async function's body. */
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (body: string) => unknown;
+
+/** Why a script cannot be run as the body of an async function (a SyntaxError), or undefined. */
+export function scriptProblem(source: string): string | undefined {
+  try {
+    new AsyncFunction(source);
+    return undefined;
+  } catch (e) {
+    const message = (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).slice(0, 300);
+    return `is not valid JavaScript as the body of an async function (${message})`;
+  }
+}
+
 /** Key names the browser's keyboard knows besides single characters (Playwright's US layout). */
 const KEY_NAMES = new Set([
   'Enter', 'Tab', 'Escape', 'Backspace', 'Delete', 'Insert', 'Space', 'Home', 'End', 'PageUp', 'PageDown',
@@ -212,6 +226,10 @@ export function actionIssues(i: Unchecked<{ render_js?: boolean; actions?: Actio
     if (type === 'press' && typeof a.key === 'string') {
       const problem = keyProblem(a.key);
       if (problem !== undefined) issues.push({ field: `${at}.key`, message: problem });
+    }
+    if (type === 'execute_javascript' && typeof a.script === 'string') {
+      const problem = scriptProblem(a.script);
+      if (problem !== undefined) issues.push({ field: `${at}.script`, message: problem });
     }
     if (type === 'scroll') {
       if (a.to !== undefined && (a.direction !== undefined || a.amount !== undefined)) {
