@@ -296,7 +296,7 @@ export interface ScrapeRequest {
    */
   track_changes?: boolean;
   /**
-   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions).
+   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions-click-write-scroll-script).
    *
    * @minItems 1
    * @maxItems 50
@@ -305,7 +305,7 @@ export interface ScrapeRequest {
     | {type: "click"; selector: string}
     | {type: "write"; selector: string; text: string}
     | {type: "press"; key: string}
-    | {type: "scroll"; direction: "down" | "up"; amount?: number}
+    | {type: "scroll"; direction?: "down" | "up"; amount?: number}
     | {type: "scroll"; to: "bottom"; max_steps?: number}
     | {type: "wait"; milliseconds: number}
     | {type: "wait"; selector: string; milliseconds?: number}
@@ -646,7 +646,7 @@ export interface BulkScrapeRequest {
    */
   max_age?: number;
   /**
-   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions).
+   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions-click-write-scroll-script).
    *
    * @minItems 1
    * @maxItems 50
@@ -655,7 +655,7 @@ export interface BulkScrapeRequest {
     | {type: "click"; selector: string}
     | {type: "write"; selector: string; text: string}
     | {type: "press"; key: string}
-    | {type: "scroll"; direction: "down" | "up"; amount?: number}
+    | {type: "scroll"; direction?: "down" | "up"; amount?: number}
     | {type: "scroll"; to: "bottom"; max_steps?: number}
     | {type: "wait"; milliseconds: number}
     | {type: "wait"; selector: string; milliseconds?: number}

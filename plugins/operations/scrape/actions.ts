@@ -6,10 +6,12 @@
  * conversion into the fetch contract's BrowserAction (core/page.ts) that the
  * browser fetcher runs (plugins/fetchers/browser/actions.ts).
  *
- * One object schema with every field optional, rather than a union of one
- * object per type: a union's errors name the branch the validator liked
- * best, which for a mistyped action is the wrong one; here the type is
- * checked first and then the fields it takes, each problem at its path.
+ * One object schema with every field optional and the fields each type
+ * needs as if/then rules, rather than a union of one object per type: a
+ * union's errors name the branch the validator liked best, which for a
+ * mistyped action is the wrong one; here an unknown type is one problem
+ * listing the types, and a known one gets its own fields' problems, each
+ * at its path.
  */
 import { createRequire } from 'node:module';
 import { compile } from 'css-select';
@@ -61,7 +63,7 @@ export const ActionSchema = StrictObject({
   selector: Type.Optional(Selector),
   text: Type.Optional(Type.String({ maxLength: ACTION_LIMITS.textChars, description: 'write: the text the element is filled with (its value replaced).' })),
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'press: a key (Enter, Tab, Escape, ArrowDown, a character, ...), with modifiers as Control+A.' })),
-  direction: Type.Optional(Type.Union([Type.Literal('down'), Type.Literal('up')], { description: 'scroll: by `amount` pixels (default 800).' })),
+  direction: Type.Optional(Type.Union([Type.Literal('down'), Type.Literal('up')], { description: 'scroll: by `amount` pixels (default 800) down (the default) or up.' })),
   amount: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTION_LIMITS.scrollAmount, description: 'scroll with direction: CSS pixels.' })),
   to: Type.Optional(Type.Literal('bottom', { description: 'scroll: to the bottom, again while the page grows (infinite scroll), at most max_steps times.' })),
   max_steps: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTION_LIMITS.maxSteps, description: `scroll to bottom: at most this many times (default ${DEFAULT_MAX_STEPS}).` })),
@@ -86,7 +88,7 @@ const ACTION_TS_TYPE = [
   '{ type: "click"; selector: string }',
   '{ type: "write"; selector: string; text: string }',
   '{ type: "press"; key: string }',
-  '{ type: "scroll"; direction: "down" | "up"; amount?: number }',
+  '{ type: "scroll"; direction?: "down" | "up"; amount?: number }',
   '{ type: "scroll"; to: "bottom"; max_steps?: number }',
   '{ type: "wait"; milliseconds: number }',
   '{ type: "wait"; selector: string; milliseconds?: number }',
@@ -99,7 +101,7 @@ export type ActionInput =
   | { type: 'click'; selector: string }
   | { type: 'write'; selector: string; text: string }
   | { type: 'press'; key: string }
-  | { type: 'scroll'; direction: 'down' | 'up'; amount?: number }
+  | { type: 'scroll'; direction?: 'down' | 'up'; amount?: number }
   | { type: 'scroll'; to: 'bottom'; max_steps?: number }
   | { type: 'wait'; milliseconds: number }
   | { type: 'wait'; selector: string; milliseconds?: number }
@@ -111,7 +113,7 @@ export const ActionFields = {
   // The schema validates; its static type is the union a client writes (the schema's own is every field optional).
   actions: Type.Optional(Type.Unsafe<ActionInput[]>(Type.Array(ActionSchema, {
     minItems: 1, maxItems: ACTION_LIMITS.actions,
-    description: 'Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions).',
+    description: 'Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions-click-write-scroll-script).',
     tsType: `Array<${ACTION_TS_TYPE}>`,
   }))),
   actions_required: Type.Optional(Type.Boolean({ description: 'Extension: with actions, a failed action fails the scrape (422 ACTION_FAILED, not charged) instead of reading the page as it stood.' })),
