@@ -108,6 +108,21 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
     expect(ok.body.credits_used).toBe(WITH_ACTIONS);
   });
 
+  it('a redirect answered as it is (follow_redirects: false) runs no action: not charged for them; with actions_required, 422', async () => {
+    const a = await account();
+    const body = { url: `${site.url}/redirect`, render_js: true, follow_redirects: false, actions: [{ type: 'execute_javascript', script: 'return 1' }] };
+    const r = await scrape(a.key, body);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.status_code).toBe(302);
+    expect(r.body.actions).toEqual({ results: [], screenshots: [] });
+    expect(r.body.credits_used).toBe(P.base + P.render_js);
+    const before = await balance(a.key);
+    const req = await scrape(a.key, { ...body, actions_required: true });
+    expectErrorBody(req, 422, 'ACTION_FAILED');
+    expect(req.body.action).toEqual({ index: 0, type: 'execute_javascript', error: expect.stringMatching(/not run: the answer was a redirect/) });
+    expect(await balance(a.key)).toBe(before);
+  });
+
   it('execute_javascript answers its return value', async () => {
     const a = await account();
     const r = await scrape(a.key, {

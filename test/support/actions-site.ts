@@ -13,6 +13,7 @@
  *   /cookie-wall   a cookie banner; the article is fetched (/article) and
  *                  shown only once #accept is clicked.
  *   /title         a page whose title says what it is, for scripts.
+ *   /redirect      302 to /title.
  *   /beacon?to=<origin>  a button (#send) that, clicked, fetches <origin>/leak and loads an
  *                  image from it (what the egress guard must refuse).
  *
@@ -102,6 +103,10 @@ export async function startActionsSite(host = '127.0.0.1'): Promise<ActionsSite>
       }
       case '/cookie-wall': return send(res, 'text/html; charset=utf-8', cookiePage);
       case '/article': return send(res, 'text/html; charset=utf-8', `<article><h2>The recipe</h2><p>${ARTICLE_TEXT}</p></article>`);
+      case '/redirect':
+        res.writeHead(302, { location: '/title' });
+        res.end();
+        return;
       case '/title': return send(res, 'text/html; charset=utf-8', page('A page with a title', '<main><p>Nothing else here.</p></main>'));
       case '/beacon': {
         const to = JSON.stringify(url.searchParams.get('to') ?? '');

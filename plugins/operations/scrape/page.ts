@@ -249,10 +249,11 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
    * (ACTION_FAILED): the page as it stood is not what was asked for.
    */
   const plainFetch = (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> =>
-    (ctx.input.actions_required === true ? Effect.flatMap(fetchOnce(ctx), requireActions) : fetchOnce(ctx));
+    (ctx.input.actions_required === true ? Effect.flatMap(fetchOnce(ctx), (f) => requireActions(ctx.input, f)) : fetchOnce(ctx));
 
-  const requireActions = (f: PageFetched): Effect.Effect<PageFetched, ActionFailed> => {
-    const results = f.result.actions ?? [];
+  const requireActions = (i: PageRequest, f: PageFetched): Effect.Effect<PageFetched, ActionFailed> => {
+    // No action ran: the answer was a redirect, answered as it is (follow_redirects: false), never rendered.
+    const results = f.result.actions ?? [{ index: 0, type: i.actions?.[0]?.type ?? 'click', ok: false, error: 'not run: the answer was a redirect, answered as it is (follow_redirects: false)' }];
     const failed = results.find((a) => !a.ok);
     if (failed === undefined) return Effect.succeed(f);
     return Effect.fail(new ActionFailed({
