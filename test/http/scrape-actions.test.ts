@@ -14,6 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICES } from '../../config/prices.js';
 import { call, expectErrorBody } from '../support/http.js';
+import { until } from '../support/processes.js';
 import { ADAPTERS, startScourIn, type Running } from '../support/server.js';
 import { ARTICLE_TEXT, startActionsSite, type ActionsSite } from '../support/actions-site.js';
 
@@ -43,7 +44,7 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
 
   beforeAll(async () => {
     site = await startActionsSite();
-    s = await startScourIn('embedded', adapter, { adminToken: ADMIN, allowPrivateTargets: 'loopback', browserPages: 2 });
+    s = await startScourIn('embedded', adapter, { adminToken: ADMIN, allowPrivateTargets: 'loopback', browserPages: 2, jobs: 'embedded' });
   }, 60_000);
   afterAll(async () => {
     await s?.stop();
@@ -189,6 +190,14 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
     expect(req.body.results[0].success).toBe(true);
     expect(req.body.results[1]).toMatchObject({ success: false, error: { code: 'ACTION_FAILED', action: { index: 0, type: 'click' } } });
     expect(req.body.credits_used).toBe(WITH_ACTIONS);
+
+    // A job (async: true): the stored request's actions run on each URL as it is scraped.
+    const job = await bulk(a.key, { urls, render_js: true, async: true, actions: [{ type: 'click', selector: '#accept' }] });
+    expect(job.status, job.text).toBe(202);
+    const done = await until(() => call(job.body.status_url, 'GET', { auth: `Bearer ${a.key}` }), (v) => v.body.status === 'completed', 60_000, 200);
+    expect(done.body.results[0].result.text_content).toContain(ARTICLE_TEXT);
+    expect(done.body.results.map((x: { result: { actions: { results: { ok: boolean }[] } } }) => x.result.actions.results[0]!.ok)).toEqual([true, false]);
+    expect(done.body.credits_used).toBe(2 * WITH_ACTIONS);
   });
 
   it('refuses hostile actions with 400, every problem named at once, nothing held or charged', async () => {
