@@ -130,12 +130,15 @@ describe('browser actions', () => {
       { type: 'execute_javascript', script: 'await new Promise((r) => setTimeout(r, 20));\nreturn { n: 42, list: [1, "two", null], nested: { ok: true } } // a comment' },
       { type: 'execute_javascript', script: 'document.body.dataset.touched = "yes"' },
       { type: 'execute_javascript', script: 'return null' },
+      // A dialog does not hold the page: dismissed at once (confirm answers false).
+      { type: 'execute_javascript', script: 'alert("hi"); return confirm("sure?")' },
     ]));
     expect(outcomes(r)).toEqual([
       { index: 0, type: 'execute_javascript', ok: true, value: 'A page with a title' },
       { index: 1, type: 'execute_javascript', ok: true, value: { n: 42, list: [1, 'two', null], nested: { ok: true } } },
       { index: 2, type: 'execute_javascript', ok: true },
       { index: 3, type: 'execute_javascript', ok: true, value: null },
+      { index: 4, type: 'execute_javascript', ok: true, value: false },
     ]);
     // What a script changes is in the page that is read.
     expect(r.body).toContain('data-touched="yes"');
