@@ -21,6 +21,7 @@
  * terminated (Runtime.terminateExecution), a synchronous endless loop too.
  */
 import type { CDPSession, Page } from 'playwright';
+import { abortable } from '../../../core/abort.js';
 import type { ActionOutcome, BrowserAction, SelectorSpec, Shot } from '../../../core/page.js';
 import type { NetworkTracker } from './settle.js';
 
@@ -100,22 +101,6 @@ async function settle(ctx: ActionContext): Promise<void> {
   // A navigation the action started: its document in before the next action (or the read).
   await abortable(ctx.page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, ctx.deadline - performance.now()) }), ctx.signal).catch((e: unknown) => {
     if (ctx.signal.aborted) throw e;
-  });
-}
-
-/** Reject when the signal fires, whatever `p` does. */
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
-      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
-    );
   });
 }
 
