@@ -41,6 +41,7 @@ export const CACHE_FIELDS = {
   proxy_country: 'never',
   // Browser actions (issue 29, section 1) change the page before it is read: never cached.
   actions: 'never',
+  actions_required: 'none',
   timeout: 'none',
   extract_links: 'none',
   extract_images: 'none',

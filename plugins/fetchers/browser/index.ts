@@ -1,5 +1,5 @@
 /**
- * The browser fetcher (render_js, wait_for, screenshots): Crawlee's
+ * The browser fetcher (render_js, wait_for, screenshots, actions: see actions.ts): Crawlee's
  * BrowserPool driving Chromium through Playwright, one fresh incognito
  * context per fetch, a bounded number of pages at once, and every byte the
  * browser sends routed through the fetch's own egress proxy (egress-proxy.ts)
@@ -42,6 +42,7 @@ import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-prox
 import { imageSize } from './image-size.js';
 import { looksLike, processTree } from './processes.js';
 import { NetworkTracker } from './settle.js';
+import { runActions } from './actions.js';
 import { PhaseClock, type RenderTiming } from './timing.js';
 import { WarmPool, type Fresh } from './warm-pool.js';
 
@@ -49,6 +50,11 @@ export { RENDER_PHASES, type RenderPhase, type RenderTiming } from './timing.js'
 
 /** The 'load' settle rule: how long to wait for the load event once the document is in (then the page is taken as it is). */
 const LOAD_WAIT_MS = 10_000;
+
+/** Of a render with actions, the time kept for reading the page after them (at most a fifth of the timeout). */
+const ACTIONS_READ_RESERVE_MS = 3_000;
+/** A screenshot action's settings when the request asks for no screenshot of its own (the viewport's size). */
+const ACTION_SHOT: ScreenshotSpec = { fullPage: false, width: 1280, height: 800, format: 'png', quality: undefined, selector: undefined };
 
 /** What a page never needs for its HTML: not fetched unless a screenshot will show it (CDP Fetch resource types). */
 const BLOCKED_TYPES = ['Image', 'Font', 'Media'] as const;
@@ -659,7 +665,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         setup.push(context.addCookies(cookies.map(([name, value]) => ({ name, value, url: `${origin}/` }))));
       }
       // A screenshot shows images and fonts (and a video's poster); without one they cannot change the HTML.
-      if (blockResources && req.screenshot) setup.push(lease.unblock());
+      if (blockResources && (req.screenshot || req.actions?.some((a) => a.type === 'screenshot'))) setup.push(lease.unblock());
       await step(Promise.all(setup), signal);
 
       // The main frame's document: the last navigation request, and its response.
@@ -757,6 +763,14 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           await step(page.waitForTimeout(Math.min(req.waitTimeMs, Math.max(0, remaining() - 100))), signal);
         }
       }
+      // Browser actions (actions.ts), within the request's time less what reading the page needs.
+      const actions = req.actions !== undefined && req.actions.length > 0
+        ? await runActions(req.actions, {
+          page, cdp, network, signal,
+          deadline: deadline - Math.min(ACTIONS_READ_RESERVE_MS, req.timeoutMs / 5),
+          screenshot: (fullPage, left) => capture(page, { ...(req.screenshot ?? ACTION_SHOT), fullPage, selector: undefined }, left, maxShotHeight),
+        })
+        : undefined;
       clock.enter('content');
       // A script may have navigated since: judge where the page ended up.
       const finalUrl = page.url();
@@ -782,6 +796,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         body,
         loadTimeSeconds,
         ...(screenshot ? { screenshot } : {}),
+        ...(actions ? { actions } : {}),
       };
     } finally {
       trace.requests = network.requests;
