@@ -41,7 +41,8 @@ export interface SelectorSpec {
  */
 export type BrowserAction =
   | { readonly type: 'click'; readonly selector: SelectorSpec }
-  | { readonly type: 'write'; readonly selector: SelectorSpec; readonly text: string }
+  /** Without a selector, the text is typed into the element that has the focus (after a click, say), as Firecrawl's write does. */
+  | { readonly type: 'write'; readonly selector?: SelectorSpec; readonly text: string }
   | { readonly type: 'press'; readonly key: string }
   /** `amount` CSS pixels down (or up). */
   | { readonly type: 'scroll'; readonly direction: 'down' | 'up'; readonly amount: number }

@@ -303,7 +303,7 @@ export interface ScrapeRequest {
    */
   actions?: Array<
     | {type: "click"; selector: string}
-    | {type: "write"; selector: string; text: string}
+    | {type: "write"; selector?: string; text: string}
     | {type: "press"; key: string}
     | {type: "scroll"; direction?: "down" | "up"; amount?: number}
     | {type: "scroll"; to: "bottom"; max_steps?: number}
@@ -653,7 +653,7 @@ export interface BulkScrapeRequest {
    */
   actions?: Array<
     | {type: "click"; selector: string}
-    | {type: "write"; selector: string; text: string}
+    | {type: "write"; selector?: string; text: string}
     | {type: "press"; key: string}
     | {type: "scroll"; direction?: "down" | "up"; amount?: number}
     | {type: "scroll"; to: "bottom"; max_steps?: number}

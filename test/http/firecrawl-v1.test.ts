@@ -12,17 +12,21 @@ import FirecrawlApp from 'firecrawl-js-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.js';
 import { ADAPTERS, startScour, type Running } from '../support/server.js';
+import { startActionsSite, type ActionsSite } from '../support/actions-site.js';
 import { FC_ADMIN, fcAccount, fcBalance, JSON_SCHEMA, MODEL_ANSWER, PAGES, seedIndex, startFirecrawlSite, startModel, type FcSite } from '../support/firecrawl-site.js';
 
 let site: FcSite;
+let actionsSite: ActionsSite;
 let model: Awaited<ReturnType<typeof startModel>>;
 
 beforeAll(async () => {
   site = await startFirecrawlSite();
+  actionsSite = await startActionsSite();
   model = await startModel();
 });
 afterAll(async () => {
   await site?.close();
+  await actionsSite?.close();
   await model?.close();
 });
 
@@ -53,6 +57,16 @@ describe.each(ADAPTERS)('Firecrawl v1 client against Scour (%s)', (adapter) => {
   afterAll(async () => {
     await s?.stop();
   });
+
+  it('runs v1 actions (a cookie wall\'s button, a script) before the page is read', async () => {
+    const r = await client().scrapeUrl(`${actionsSite.url}/cookie-wall`, {
+      formats: ['markdown'],
+      actions: [{ type: 'click', selector: '#accept' }, { type: 'executeJavascript', script: 'return document.title' }],
+    } as never) as Doc & { success: boolean; actions?: { javascriptReturns: { type: string; value: unknown }[] } };
+    expect(r.success).toBe(true);
+    expect(r.markdown).toContain('The secret recipe behind the cookie wall');
+    expect(r.actions?.javascriptReturns).toEqual([{ type: 'string', value: expect.any(String) }]);
+  }, 60_000);
 
   it('scrapes with markdown, html, rawHtml and links', async () => {
     const before = await fcBalance(s.url, key);

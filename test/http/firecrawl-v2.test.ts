@@ -12,17 +12,21 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/http.js';
 import { ADAPTERS, startScour, type Running } from '../support/server.js';
+import { startActionsSite, type ActionsSite } from '../support/actions-site.js';
 import { FC_ADMIN, fcAccount, fcBalance, JSON_SCHEMA, MODEL_ANSWER, PAGES, seedIndex, startFirecrawlSite, startModel, type FcSite } from '../support/firecrawl-site.js';
 
 let site: FcSite;
+let actionsSite: ActionsSite;
 let model: Awaited<ReturnType<typeof startModel>>;
 
 beforeAll(async () => {
   site = await startFirecrawlSite();
+  actionsSite = await startActionsSite();
   model = await startModel();
 });
 afterAll(async () => {
   await site?.close();
+  await actionsSite?.close();
   await model?.close();
 });
 
@@ -83,6 +87,31 @@ describe.each(ADAPTERS)('Firecrawl v2 client against Scour (%s)', (adapter) => {
     expect(img.headers.get('content-type')).toBe('image/png');
     expect(doc.markdown).toContain('caracal');
   }, 60_000);
+
+  it('runs Firecrawl actions through the native ones: load more, a click then write into the focus, a script\'s value, a screenshot', async () => {
+    const before = await fcBalance(s.url, key);
+    const more = await client().scrape(`${actionsSite.url}/load-more`, {
+      formats: ['markdown'],
+      actions: [{ type: 'click', selector: '#more' }, { type: 'click', selector: '#more' }, { type: 'executeJavascript', script: 'return document.querySelectorAll("li").length' }, { type: 'screenshot' }],
+    });
+    expect(more.markdown).toContain('Item 9: a teapot of the page 3 collection');
+    const acts = more.actions as { screenshots: string[]; javascriptReturns: { type: string; value: unknown }[] };
+    expect(acts.javascriptReturns).toEqual([{ type: 'number', value: 9 }]);
+    expect(acts.screenshots).toHaveLength(1);
+    const img = await fetch(acts.screenshots[0]!);
+    expect(img.status).toBe(200);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    // 3 + 1 metadata + 5 rendered + 1 actions + 3 the screenshot action.
+    expect(more.metadata?.creditsUsed).toBe(13);
+    expect(await fcBalance(s.url, key)).toBe(before - 13);
+
+    const form = await client().scrape(`${actionsSite.url}/form`, {
+      formats: ['markdown'],
+      actions: [{ type: 'click', selector: '#q' }, { type: 'write', text: 'beacon' }, { type: 'press', key: 'Enter' }, { type: 'wait', milliseconds: 100 }],
+    });
+    expect(form.markdown).toContain('Three archived letters mention beacon.');
+    expect(form.actions).toBeDefined();
+  }, 90_000);
 
   it('answers json with a schema through the configured model', async () => {
     const asked = model.asked();

@@ -56,6 +56,7 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
     ['an infinite scroll', '/infinite', [{ type: 'scroll', to: 'bottom', max_steps: 20 }], 'Row 40: an entry of the endless feed'],
     ['a form (write, press Enter)', '/form', [{ type: 'write', selector: '#q', text: 'lighthouse' }, { type: 'press', key: 'Enter' }], 'Three archived letters mention lighthouse.'],
     ['a form (write, click submit)', '/form', [{ type: 'write', selector: '//input[@name="q"]', text: 'harbour' }, { type: 'click', selector: 'button#go' }], 'Three archived letters mention harbour.'],
+    ['a form (click the field, write without a selector into the focus, press Enter)', '/form', [{ type: 'click', selector: '#q' }, { type: 'write', text: 'beacon' }, { type: 'press', key: 'Enter' }], 'Three archived letters mention beacon.'],
     ['a cookie wall', '/cookie-wall', [{ type: 'click', selector: '#accept' }], ARTICLE_TEXT],
   ])('reads the content behind %s (%s)', async (_what, path, actions, hidden) => {
     const a = await account();
@@ -89,6 +90,14 @@ describe.each(ADAPTERS)('browser actions through the server (embedded, %s)', (ad
     expect(r.body.content).toContain('Item 6:');
     expect(r.body.content).not.toContain('Item 7:');
     expect(r.body.credits_used).toBe(WITH_ACTIONS);
+  });
+
+  it('write without a selector and nothing focused fails that action, naming why', async () => {
+    const a = await account();
+    const r = await scrape(a.key, { url: `${site.url}/form`, render_js: true, actions: [{ type: 'write', text: 'beacon' }, { type: 'press', key: 'Enter' }] });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.actions.results).toEqual([{ index: 0, type: 'write', ok: false, error: expect.stringMatching(/no element has the focus/) }]);
+    expect(r.body.content).not.toContain('Three archived letters mention beacon.');
   });
 
   it('with actions_required, a failed action is 422 ACTION_FAILED with its index, and nothing is charged', async () => {

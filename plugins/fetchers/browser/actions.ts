@@ -89,7 +89,7 @@ export async function runActions(actions: readonly BrowserAction[], ctx: ActionC
 /** What a Playwright failure means for the action. */
 function describe(action: BrowserAction, e: unknown): string {
   if (isTimeout(e)) return `timed out: ${errText(e)}`;
-  if ('selector' in action && isInvalidSelector(e)) return `not a valid ${action.selector.kind === 'css' ? 'CSS selector' : 'XPath expression'}: ${errText(e)}`;
+  if ('selector' in action && action.selector !== undefined && isInvalidSelector(e)) return `not a valid ${action.selector.kind === 'css' ? 'CSS selector' : 'XPath expression'}: ${errText(e)}`;
   return errText(e);
 }
 
@@ -122,6 +122,13 @@ async function run(action: BrowserAction, ctx: ActionContext): Promise<Pick<Acti
       return {};
     }
     case 'write': {
+      if (action.selector === undefined) {
+        // Typed into the focused element (Firecrawl's write), as one input: a page listening to keys sees the text arrive.
+        const focused = await abortable(page.evaluate('(() => { const a = document.activeElement; return a !== null && a !== document.body && a !== document.documentElement; })()'), signal);
+        if (focused !== true) throw new ActionError('no element has the focus (click the field first, or give write a selector)');
+        await abortable(page.keyboard.insertText(action.text), signal);
+        return {};
+      }
       const el = await element(ctx, action.selector);
       await abortable(el.fill(action.text, { timeout: Math.min(ACTION_ELEMENT_MS, remaining()) }), signal);
       return {};

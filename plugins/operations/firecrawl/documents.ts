@@ -75,7 +75,11 @@ export function documentOf(r: Json, formats: Formats, scrapeId?: string, warning
   if (isObject(r.actions)) {
     // The native answer (results, screenshots) in Firecrawl's places.
     const a = r.actions;
-    doc.actions = { screenshots: Array.isArray(a.screenshots) ? a.screenshots : [], scrapes: [], javascriptReturns: [], pdfs: [], results: Array.isArray(a.results) ? a.results : [] };
+    const results = Array.isArray(a.results) ? a.results : [];
+    // Firecrawl's javascriptReturns: each script's value with its JSON type, in order.
+    const javascriptReturns = results.filter((x) => isObject(x) && x.type === 'execute_javascript' && x.ok === true)
+      .map((x) => { const value = (x as Json).value ?? null; return { type: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value, value }; });
+    doc.actions = { screenshots: Array.isArray(a.screenshots) ? a.screenshots : [], scrapes: [], javascriptReturns, pdfs: [], results };
   }
   const notes: string[] = [];
   if (warning !== undefined) notes.push(warning);

@@ -45,7 +45,7 @@ const ACTION_TYPES: readonly BrowserActionType[] = ['click', 'write', 'press', '
 /** The fields each type takes: required ones first, then optional ones (wait needs milliseconds, selector or both). */
 const TAKES: Readonly<Record<BrowserActionType, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
   click: { required: ['selector'], optional: [] },
-  write: { required: ['selector', 'text'], optional: [] },
+  write: { required: ['text'], optional: ['selector'] },
   press: { required: ['key'], optional: [] },
   scroll: { required: [], optional: ['direction', 'amount', 'to', 'max_steps'] },
   wait: { required: [], optional: ['milliseconds', 'selector'] },
@@ -61,7 +61,7 @@ const Selector = Type.String({
 export const ActionSchema = StrictObject({
   type: Type.Union(ACTION_TYPES.map((t) => Type.Literal(t))),
   selector: Type.Optional(Selector),
-  text: Type.Optional(Type.String({ maxLength: ACTION_LIMITS.textChars, description: 'write: the text the element is filled with (its value replaced).' })),
+  text: Type.Optional(Type.String({ maxLength: ACTION_LIMITS.textChars, description: 'write: the text the element is filled with (its value replaced); without selector, typed into the element that has the focus.' })),
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'press: a key (Enter, Tab, Escape, ArrowDown, a character, ...), with modifiers as Control+A.' })),
   direction: Type.Optional(Type.Union([Type.Literal('down'), Type.Literal('up')], { description: 'scroll: by `amount` pixels (default 800) down (the default) or up.' })),
   amount: Type.Optional(Type.Integer({ minimum: 1, maximum: ACTION_LIMITS.scrollAmount, description: 'scroll with direction: CSS pixels.' })),
@@ -86,7 +86,7 @@ export const ActionSchema = StrictObject({
 
 const ACTION_TS_TYPE = [
   '{ type: "click"; selector: string }',
-  '{ type: "write"; selector: string; text: string }',
+  '{ type: "write"; selector?: string; text: string }',
   '{ type: "press"; key: string }',
   '{ type: "scroll"; direction?: "down" | "up"; amount?: number }',
   '{ type: "scroll"; to: "bottom"; max_steps?: number }',
@@ -99,7 +99,7 @@ const ACTION_TS_TYPE = [
 /** One action as a client writes it (what ACTION_TS_TYPE says to the generated client; test/types/client-types.ts holds them equal). */
 export type ActionInput =
   | { type: 'click'; selector: string }
-  | { type: 'write'; selector: string; text: string }
+  | { type: 'write'; selector?: string; text: string }
   | { type: 'press'; key: string }
   | { type: 'scroll'; direction?: 'down' | 'up'; amount?: number }
   | { type: 'scroll'; to: 'bottom'; max_steps?: number }
@@ -249,7 +249,7 @@ export function browserActions(actions: readonly ActionRequest[]): BrowserAction
   return actions.map((a): BrowserAction => {
     switch (a.type) {
       case 'click': return { type: 'click', selector: selectorSpec(a.selector!) };
-      case 'write': return { type: 'write', selector: selectorSpec(a.selector!), text: a.text! };
+      case 'write': return a.selector === undefined ? { type: 'write', text: a.text! } : { type: 'write', selector: selectorSpec(a.selector), text: a.text! };
       case 'press': return { type: 'press', key: a.key! };
       case 'scroll': return a.to === 'bottom'
         ? { type: 'scroll', to: 'bottom', maxSteps: a.max_steps ?? DEFAULT_MAX_STEPS }
