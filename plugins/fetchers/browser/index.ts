@@ -38,10 +38,11 @@ import type { ApiFailure } from '../../../core/errors.js';
 import { abortable } from '../../../core/abort.js';
 import type { Egress, Resolver } from '../../../core/ports.js';
 import { checkTargetUrl } from '../../../core/egress.js';
-import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-proxy.js';
+import { EGRESS_HEADER, startEgressProxy, type EgressProxy, type ProxyListen } from './egress-proxy.js';
 import { imageSize } from './image-size.js';
 import { looksLike, processTree } from './processes.js';
 import { NetworkTracker } from './settle.js';
+import { RemotePool, type RemoteEndpoint } from './remote.js';
 import { PhaseClock, type RenderTiming } from './timing.js';
 import { WarmPool, type Fresh } from './warm-pool.js';
 
@@ -115,6 +116,17 @@ export interface BrowserFetcherOptions {
   readonly leanBrowser?: boolean;
   /** Called once per render, after its page is released, with where the time went (benchmarks, metrics). */
   readonly onTiming?: (timing: RenderTiming) => void;
+  /**
+   * Browsers elsewhere to render in instead of launching Chromium here
+   * (SCOUR_BROWSER_WS_ENDPOINT; parse with parseBrowserEndpoints in
+   * remote.ts). The launch options above (executablePath, extraArgs,
+   * leanBrowser, the pool's browser counts) do not apply to them.
+   */
+  readonly remoteEndpoints?: readonly RemoteEndpoint[];
+  /** Bound of joining one remote browser. Default 10 s. */
+  readonly remoteConnectTimeoutMs?: number;
+  /** Where the contexts' egress proxies listen and how the browser reaches them (a remote browser must). Default loopback, any port. */
+  readonly proxyListen?: ProxyListen;
 }
 
 export interface BrowserFetcherStats {
@@ -236,8 +248,16 @@ function loadPoolModule() {
   return poolModule;
 }
 
-/** What this fetcher uses of Crawlee's BrowserPool (its generics do not survive our option object). */
+/** Where the fetcher's pages come from: Crawlee's BrowserPool (a local Chromium) or the remote browsers (remote.ts). */
 interface Pool {
+  newPage(options: { pageOptions: Record<string, unknown> }): Promise<unknown>;
+  destroy(): Promise<void>;
+  /** Browsers running (starting, active, or retired and draining), or joined. */
+  browsers(): number;
+}
+
+/** What this fetcher uses of Crawlee's BrowserPool (its generics do not survive our option object). */
+interface CrawleePool {
   newPage(options: { pageOptions: Record<string, unknown> }): Promise<unknown>;
   destroy(): Promise<void>;
   on(event: 'browserLaunched', listener: () => void): unknown;
@@ -399,6 +419,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const crashDir = join(tmpdir(), marker);
   const exeName = basename(executablePath);
   const policy = { allowPrivate: options.allowPrivate, allowAddress: options.allowAddress, resolver: options.resolver };
+  const remote = options.remoteEndpoints !== undefined && options.remoteEndpoints.length > 0 ? options.remoteEndpoints : undefined;
+  const listen = options.proxyListen;
 
   interface Running { readonly pool: Pool; readonly denyProxy: EgressProxy; readonly warm: WarmPool<Lease> }
   let poolPromise: Promise<Running> | undefined;
@@ -415,6 +437,24 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const ensurePool = (): Promise<Running> => {
     if (poolPromise) return poolPromise;
     if (stopped) return Promise.reject(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
+    if (remote) {
+      const created = (async () => {
+        const { chromium } = await loadPoolModule();
+        const denyProxy = await startEgressProxy({ policy: 'deny', listen });
+        const remotes = new RemotePool({
+          endpoints: remote, chromium, connectTimeoutMs: options.remoteConnectTimeoutMs,
+          prepare: (browser, pageOptions) => defaultUserAgentHook('', { browser }, pageOptions),
+        });
+        const pool: Pool = { newPage: (o) => remotes.newPage(o), destroy: () => remotes.destroy(), browsers: () => remotes.connected };
+        currentPool = pool;
+        const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
+        currentWarm = warm;
+        return { pool, denyProxy, warm };
+      })();
+      created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
+      poolPromise = created;
+      return created;
+    }
     // Without Chromium the service still runs; render_js alone is unavailable, and says why.
     if (!existsSync(executablePath)) {
       return Promise.reject(new ServiceUnavailable({
@@ -429,7 +469,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       // requests go nowhere.
       const denyProxy = await startEgressProxy({ policy: 'deny' });
       const launchProxy = { server: denyProxy.url, bypass: '<-loopback>' };
-      const pool = new mod.BrowserPool({
+      const crawlee = new mod.BrowserPool({
         browserPlugins: [
           new mod.PlaywrightPlugin(chromium, {
             useIncognitoPages: true,
@@ -457,11 +497,12 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         // (Crawlee's default claims Chrome 107 on macOS, which contradicts the
         // client hints Chromium sends).
         prePageCreateHooks: [defaultUserAgentHook as never],
-      }) as unknown as Pool;
-      currentPool = pool;
-      pool.on('browserLaunched', () => {
+      }) as unknown as CrawleePool;
+      crawlee.on('browserLaunched', () => {
         for (const pid of processTree(marker)) knownPids.add(pid);
       });
+      const pool: Pool = { newPage: (o) => crawlee.newPage(o), destroy: () => crawlee.destroy(), browsers: () => countBrowsers(crawlee) };
+      currentPool = pool;
       const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
       currentWarm = warm;
       return { pool, denyProxy, warm };
@@ -471,7 +512,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     return created;
   };
 
-  const countBrowsers = (pool: Pool): number =>
+  const countBrowsers = (pool: CrawleePool): number =>
     pool.startingBrowserControllers.size + pool.activeBrowserControllers.size + pool.retiredBrowserControllers.size;
 
   /**
@@ -480,7 +521,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
    * agent, or nothing warm at hand).
    */
   async function createLease(pool: Pool, userAgent: string | undefined): Promise<Lease> {
-    const proxy = await startEgressProxy({ policy: 'unbound' });
+    const proxy = await startEgressProxy({ policy: 'unbound', listen });
     let page: Page | undefined;
     try {
       page = (await pool.newPage({
@@ -909,6 +950,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     if (/Failed to launch|Executable doesn't exist|spawn .* ENOENT/i.test(errText(e))) {
       return new ServiceUnavailable({ message: `render_js is unavailable: Chromium could not be started (${executablePath})`, retryAfter: 60 });
     }
+    // A remote browser that went away in the middle of a render (the next render goes to another, or waits for it).
+    if (remote && /has been closed|Browser closed|disconnected/i.test(errText(e))) {
+      return new ServiceUnavailable({ message: 'render_js: the remote browser went away during the render; retry', retryAfter: 1 });
+    }
     return new InternalError({ message: `The browser failed: ${errText(e)}` });
   }
 
@@ -977,7 +1022,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   });
   const printPdf = async (html: string, signal: AbortSignal): Promise<Uint8Array> => {
     const release = await slots.acquire(signal);
-    const deny = await startEgressProxy({ policy: 'deny' });
+    const deny = await startEgressProxy({ policy: 'deny', listen });
     let handle: { page: Promise<Page>; close: () => Promise<void> } | undefined;
     try {
       const { pool } = await step(ensurePool(), signal);
@@ -999,7 +1044,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     stop,
     printPdf,
     stats: () => ({
-      browsers: currentPool ? countBrowsers(currentPool) : 0,
+      browsers: currentPool ? currentPool.browsers() : 0,
       openPages,
       warmContexts: currentWarm?.readyCount ?? 0,
       closingPages: closing.size,
