@@ -13,14 +13,19 @@
  * the server rendering remotely, so a case for browser `actions` (being
  * added beside this) is one more `it` in the server block.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserServer } from 'playwright';
 import { nodeEgress } from '../../adapters/egress/port.js';
 import { isApiFailure } from '../../core/errors.js';
 import { createBrowserFetcher, launchArgs, type BrowserFetcher } from '../../plugins/fetchers/browser/index.js';
 import { parseBrowserEndpoint, parseBrowserEndpoints, RemotePool } from '../../plugins/fetchers/browser/remote.js';
+import { startEgressProxy } from '../../plugins/fetchers/browser/egress-proxy.js';
 import type { FetchRequest } from '../../plugins/sdk/scrape.js';
 import { checkRemoteBrowsers, runChecks } from '../../adapters/cli/doctor.js';
 import { remoteBrowserProbes } from '../../config/remote-browsers.js';
@@ -135,6 +140,30 @@ describe('SCOUR_BROWSER_WS_ENDPOINT parsing', () => {
   });
 });
 
+describe('where the egress proxies listen (what the remote browser connects back to)', () => {
+  it('on the configured address and port range, advertised under the configured host; a full range is an error, not another port', async () => {
+    const base = await deadPort();
+    const range = { from: base, to: base + 1 };
+    const a = await startEgressProxy({ policy: 'unbound', listen: { host: '127.0.0.1', advertisedHost: 'scour.internal', ports: range } });
+    const b = await startEgressProxy({ policy: 'deny', listen: { host: '127.0.0.1', ports: range } });
+    try {
+      const ports = [a.url, b.url].map((u) => Number(new URL(u).port));
+      expect(new URL(a.url).hostname).toBe('scour.internal');
+      expect(new URL(b.url).hostname).toBe('127.0.0.1');
+      expect(ports.sort()).toEqual([range.from, range.to]);
+      await expect(startEgressProxy({ policy: 'deny', listen: { host: '127.0.0.1', ports: range } })).rejects.toThrow(/no free port/);
+      const v6 = await startEgressProxy({ policy: 'deny', listen: { host: '::1' } }).catch(() => undefined);
+      if (v6) {
+        expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+        await v6.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('the browser fetcher in a remote browser server', () => {
   let fetcher: BrowserFetcher;
   beforeAll(() => {
@@ -154,9 +183,9 @@ describe('the browser fetcher in a remote browser server', () => {
   });
 
   it('takes screenshots, of the viewport and of the full page', async () => {
-    const shot = await fetcher.fetch(request(`${site.origin}/tall`, { screenshot: { fullPage: false, width: 500, height: 300, format: 'png' } }));
+    const shot = await fetcher.fetch(request(`${site.origin}/tall`, { screenshot: { fullPage: false, width: 500, height: 300, format: 'png', quality: undefined, selector: undefined } }));
     expect(shot.screenshot).toMatchObject({ width: 500, height: 300, contentType: 'image/png' });
-    const full = await fetcher.fetch(request(`${site.origin}/tall`, { screenshot: { fullPage: true, width: 400, height: 300, format: 'jpeg', quality: 60 } }));
+    const full = await fetcher.fetch(request(`${site.origin}/tall`, { screenshot: { fullPage: true, width: 400, height: 300, format: 'jpeg', quality: 60, selector: undefined } }));
     expect(full.screenshot).toMatchObject({ width: 400, height: 3000, contentType: 'image/jpeg' });
   });
 
@@ -164,6 +193,49 @@ describe('the browser fetcher in a remote browser server', () => {
     const rs = await Promise.all(Array.from({ length: 4 }, () => fetcher.fetch(request(`${site.origin}/js`))));
     for (const r of rs) expect(r.body).toContain('rendered by script');
     expect(fetcher.stats().openPages).toBe(0);
+  });
+});
+
+describe('a CDP endpoint (cdp+ws://, as Browserless serves)', () => {
+  let proc: ChildProcess | undefined;
+  let dir: string;
+  afterAll(async () => {
+    if (proc && proc.exitCode === null) {
+      const exited = new Promise((r) => proc!.once('exit', r));
+      // Its own process group (detached): the browser and every helper it started.
+      try { process.kill(-proc.pid!, 'SIGKILL'); } catch { proc.kill('SIGKILL'); }
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
+
+  it('renders and takes a screenshot through it, every request through the egress proxy', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'scour-cdp-test-'));
+    proc = spawn(CHROMIUM, ['--headless', '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${dir}`, ...launchArgs([], true), 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const ws = await new Promise<string>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`no DevTools endpoint: ${err.slice(-500)}`)), 20_000);
+      proc!.stderr!.on('data', (d: Buffer) => {
+        err += String(d);
+        const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
+        if (m) { clearTimeout(timer); resolve(m[1]!); }
+      });
+    });
+    const guarded = createBrowserFetcher({ egress: nodeEgress, maxPages: 1, allowPrivate: false, allowAddress: (ip) => ip === '127.0.0.1', remoteEndpoints: parseBrowserEndpoints(`cdp+${ws}`).endpoints });
+    try {
+      const r = await guarded.fetch(request(`${site.origin}/js`, { screenshot: { fullPage: false, width: 300, height: 200, format: 'png', quality: undefined, selector: undefined } }));
+      expect(r.body).toContain('rendered by script');
+      expect(r.screenshot).toMatchObject({ width: 300, height: 200 });
+      const before = forbidden.hits.size;
+      const sub = await guarded.fetch(request(`${site.origin}/sub-forbidden`, { waitTimeMs: 300 }));
+      expect(sub.body).toContain('main loaded');
+      expect(forbidden.hits.size).toBe(before);
+      expect(forbidden.hits.size).toBe(0);
+    } finally {
+      await guarded.stop();
+    }
+    // The browser at the endpoint goes on (stop() disconnects, it does not close someone else's browser).
+    expect(proc.exitCode).toBeNull();
   });
 });
 
