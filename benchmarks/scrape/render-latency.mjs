@@ -6,7 +6,10 @@
 //               JSON answer at the client;
 //   in-process: the browser fetcher of dist/ driven in this process with the
 //               server's defaults (4 pages, 2 warm contexts), latency of
-//               fetch() (the figure `render-phases.mjs` part A reports).
+//               fetch() (the figure `render-phases.mjs` part A reports);
+//   api-remote: (BENCH_LATENCY_REMOTE=1, the default) the same API call to a
+//               second server whose renders go to a Playwright browser
+//               server on loopback (SCOUR_BROWSER_WS_ENDPOINT), started here.
 // The page: HTML with one image and one inline script that builds part of
 // the DOM, served on loopback (the answer is checked for what the script
 // built). After BENCH_LATENCY_WARMUP renders each way (not counted), the two
@@ -17,12 +20,13 @@
 // BENCH_LATENCY_RENDERS. The machine's load average is recorded before and
 // after (the machine may be shared: quote the ratio, not the absolute).
 //
-// Run by run.mjs (part 4 of npm run bench:scrape), or alone after
-// `npm run build`:
+// Run by run.mjs (part 4 of npm run bench:scrape, in a child process that
+// hands back its result by IPC), or alone after `npm run build`:
 //   node benchmarks/scrape/render-latency.mjs
 // which prints the table and writes benchmarks/results/scrape-latency.json.
 // Settings: BENCH_LATENCY_RENDERS (20), BENCH_LATENCY_WARMUP (5),
-// BENCH_LATENCY_BLOCK (5), BENCH_LATENCY_GAP_MS (0: pause between two renders).
+// BENCH_LATENCY_BLOCK (5), BENCH_LATENCY_GAP_MS (0: pause between two renders),
+// BENCH_LATENCY_REMOTE (1; 0 leaves out the remote-browser row).
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,14 +131,23 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
   const warmup = int(env, 'BENCH_LATENCY_WARMUP', 5);
   const block = int(env, 'BENCH_LATENCY_BLOCK', 5, 1);
   const gapMs = int(env, 'BENCH_LATENCY_GAP_MS', 0);
+  const withRemote = env.BENCH_LATENCY_REMOTE !== '0';
   const load = { before: loadavg() };
   const site = await startTinySite();
   const dir = mkdtempSync(join(tmpdir(), 'scour-bench-latency-'));
   let server;
+  let remoteServer;
+  let browserServer;
   let fetcher;
   try {
     server = await startServer(dir, serverEnv);
-    const { createBrowserFetcher } = await import(pathToFileURL(join(root, 'dist/plugins/fetchers/browser/index.js')).href);
+    const { createBrowserFetcher, launchArgs } = await import(pathToFileURL(join(root, 'dist/plugins/fetchers/browser/index.js')).href);
+    if (withRemote) {
+      const { chromium } = await import('playwright');
+      browserServer = await chromium.launchServer({ executablePath: '/usr/bin/chromium', headless: true, host: '127.0.0.1', args: launchArgs([], true) });
+      mkdirSync(join(dir, 'remote'), { recursive: true });
+      remoteServer = await startServer(join(dir, 'remote'), { ...serverEnv, SCOUR_BROWSER_WS_ENDPOINT: browserServer.wsEndpoint() });
+    }
     const { nodeEgress } = await import(pathToFileURL(join(root, 'dist/adapters/egress/port.js')).href);
     const phases = [];
     fetcher = createBrowserFetcher({ egress: nodeEgress, allowPrivate: true, maxPages: 4, onTiming: (t) => phases.push(t) });
@@ -142,10 +155,10 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
     const check = (html) => {
       if (!html.includes(BUILT)) throw new Error(`the answer lacks what the inline script built: ${html.slice(0, 200)}`);
     };
-    const viaApi = async () => {
+    const viaApi = (srv) => async () => {
       const t0 = performance.now();
-      const res = await fetch(`http://127.0.0.1:${server.port}/v1/scrape`, {
-        method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: site.url, render_js: true }),
+      const res = await fetch(`http://127.0.0.1:${srv.port}/v1/scrape`, {
+        method: 'POST', headers: { authorization: `Bearer ${srv.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: site.url, render_js: true }),
       });
       const text = await res.text();
       const ms = performance.now() - t0;
@@ -160,7 +173,7 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
       check(r.body);
       return ms;
     };
-    const ways = { api: { run: viaApi, ms: [] }, in_process: { run: inProcess, ms: [] } };
+    const ways = { api: { run: viaApi(server), ms: [] }, in_process: { run: inProcess, ms: [] }, ...(remoteServer ? { api_remote: { run: viaApi(remoteServer), ms: [] } } : {}) };
     for (const w of Object.values(ways)) for (let i = 0; i < warmup; i++) await w.run();
     await sleep(1000);
     phases.length = 0;
@@ -182,16 +195,20 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
       load_average: load,
       cores: cpus().length,
       api,
+      ...(ways.api_remote ? { api_remote: stats(ways.api_remote.ms) } : {}),
       in_process: { ...inproc, median_phases_ms: Object.fromEntries(Object.keys(phases[0]?.phases ?? {}).map((k) => [k, Math.round(medianPhase(k))])), warm: phases.filter((t) => t.warm).length },
       ratio_api_vs_in_process_p50: api.p50_ms / inproc.p50_ms,
       target_requests: Object.fromEntries(site.hits),
     };
   } catch (e) {
     if (server) e.message += `\nserver log (tail):\n${server.log().slice(-3000)}`;
+    if (remoteServer) e.message += `\nremote-browser server log (tail):\n${remoteServer.log().slice(-3000)}`;
     throw e;
   } finally {
     await fetcher?.stop().catch(() => undefined);
     await server?.stop();
+    await remoteServer?.stop();
+    await browserServer?.close().catch(() => undefined);
     await site.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -208,13 +225,21 @@ export function renderLatencyTable(r) {
     '|---|---:|---:|---:|',
     `| browser fetcher in process | ${f0(r.in_process.p50_ms)} | ${f0(r.in_process.p95_ms)} | ${f0(r.in_process.mean_ms)} |`,
     `| **through the API** (\`POST /v1/scrape\` \`render_js\`, built server on loopback) | **${f0(r.api.p50_ms)}** | ${f0(r.api.p95_ms)} | ${f0(r.api.mean_ms)} |`,
+    ...(r.api_remote ? [`| through the API, rendering in a Playwright browser server on loopback (\`SCOUR_BROWSER_WS_ENDPOINT\`) | ${f0(r.api_remote.p50_ms)} | ${f0(r.api_remote.p95_ms)} | ${f0(r.api_remote.mean_ms)} |`] : []),
     '',
-    `API / in process (p50): ${r.ratio_api_vs_in_process_p50.toFixed(2)}x. In process, median phases: navigate ${f0(p.navigate)}, settle ${f0(p.settle)}, content ${f0(p.content)}, close ${f0(p.close)} ms (after the answer). Load average (1/5/15 min) before ${la(r.load_average.before)}, after ${la(r.load_average.after)} on ${r.cores} cores.`,
+    `API / in process (p50): ${r.ratio_api_vs_in_process_p50.toFixed(2)}x${r.api_remote ? `; remote browser / local, both through the API (p50): ${(r.api_remote.p50_ms / r.api.p50_ms).toFixed(2)}x` : ''}. In process, median phases: navigate ${f0(p.navigate)}, settle ${f0(p.settle)}, content ${f0(p.content)}, close ${f0(p.close)} ms (after the answer). Load average (1/5/15 min) before ${la(r.load_average.before)}, after ${la(r.load_average.after)} on ${r.cores} cores.`,
     '',
   ].join('\n');
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.send) {
+  // A child of run.mjs: the result goes back by IPC.
+  try {
+    process.send({ ok: true, result: await measureRenderLatency() }, () => process.exit(0));
+  } catch (e) {
+    process.send({ ok: false, error: String(e?.stack ?? e) }, () => process.exit(1));
+  }
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const r = await measureRenderLatency();
   console.log(renderLatencyTable(r));
   console.log(`MET?  warm render_js p50 through the API < 250 ms: ${r.api.p50_ms < 250 ? 'MET' : 'MISS'} (${f0(r.api.p50_ms)} ms)`);

@@ -31,6 +31,7 @@ import { checkRemoteBrowsers, runChecks } from '../../adapters/cli/doctor.js';
 import { remoteBrowserProbes } from '../../config/remote-browsers.js';
 import { loadSettings, DEFAULTS } from '../../config/env.js';
 import { ADAPTERS, startScour, type Running } from '../support/server.js';
+import { runCli } from '../support/cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -312,6 +313,22 @@ describe('scour doctor checks each endpoint', () => {
     }, { offline: true });
     expect(all.find((c) => c.name === 'Chromium')).toMatchObject({ status: 'skipped' });
     expect(all.filter((c) => c.name.startsWith('Browser '))).toEqual([expect.objectContaining({ status: 'ok' })]);
+  });
+
+  it('the real `scour doctor --json`: one line per endpoint, exit 1 while one of them is dead', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'scour-doctor-remote-'));
+    try {
+      const r = await runCli(['doctor', '--json', '--offline'], { SCOUR_DATA_DIR: join(cwd, 'data'), SCOUR_BROWSER_WS_ENDPOINT: `${live},${dead}` }, cwd, 60_000);
+      const out = JSON.parse(r.out) as { ok: boolean; checks: { name: string; status: string; detail: string }[] };
+      const browsers = out.checks.filter((c) => c.name.startsWith('Browser '));
+      expect(browsers.map((c) => c.status)).toEqual(['ok', 'failed']);
+      expect(browsers[1]!.name).toBe(`Browser ${dead}`);
+      expect(out.checks.find((c) => c.name === 'Chromium')?.status).toBe('skipped');
+      expect(out.ok).toBe(false);
+      expect(r.code).toBe(1);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('a browser that cannot reach the advertised proxy address fails, with the setting to change', async () => {

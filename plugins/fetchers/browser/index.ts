@@ -22,6 +22,12 @@
  * and at most maxPages are closing at once (a fetch waits for room first);
  * the warm pool holds at most prewarmContexts more. stop() closes the pool
  * and then makes sure, by pid, that no Chromium process of it is left.
+ *
+ * Remote browsers (remoteEndpoints, remote.ts): the pages come from browsers
+ * joined over a WebSocket instead of Crawlee's local pool; everything else
+ * (fresh contexts, warm pool, egress proxies, settle, reading) is the same.
+ * Their proxies then listen where proxyListen says, for the remote browser
+ * to reach them; stop() disconnects and leaves the browsers running.
  */
 import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
