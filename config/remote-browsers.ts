@@ -7,7 +7,7 @@
  */
 import type { RemoteBrowserProbe } from '../adapters/cli/doctor.js';
 import { EGRESS_HEADER, startEgressProxy } from '../plugins/fetchers/browser/egress-proxy.js';
-import { joinEndpoint, parseBrowserEndpoints } from '../plugins/fetchers/browser/remote.js';
+import { errText, joinEndpoint, parseBrowserEndpoints } from '../plugins/fetchers/browser/remote.js';
 import type { Settings } from './env.js';
 
 /** A name no resolver answers (RFC 2606): the deny proxy refuses it before any lookup. */
@@ -18,7 +18,8 @@ export function remoteBrowserProbes(settings: Pick<Settings, 'browserEndpoints' 
     label: e.label,
     async probe(timeoutMs) {
       const { chromium } = await import('playwright');
-      const browser = await joinEndpoint(chromium, e, timeoutMs);
+      // Playwright's message may quote the endpoint, query (and token) included: shown without it.
+      const browser = await joinEndpoint(chromium, e, timeoutMs).catch((err: unknown) => { throw new Error(errText(err)); });
       const deny = await startEgressProxy({
         policy: 'deny',
         listen: { host: settings.browserProxyHost, advertisedHost: settings.browserProxyAdvertisedHost, ports: settings.browserProxyPorts },

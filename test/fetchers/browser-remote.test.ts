@@ -24,7 +24,7 @@ import { chromium, type BrowserServer } from 'playwright';
 import { nodeEgress } from '../../adapters/egress/port.js';
 import { isApiFailure } from '../../core/errors.js';
 import { createBrowserFetcher, launchArgs, type BrowserFetcher } from '../../plugins/fetchers/browser/index.js';
-import { parseBrowserEndpoint, parseBrowserEndpoints, RemotePool } from '../../plugins/fetchers/browser/remote.js';
+import { errText, parseBrowserEndpoint, parseBrowserEndpoints, RemotePool } from '../../plugins/fetchers/browser/remote.js';
 import { startEgressProxy } from '../../plugins/fetchers/browser/egress-proxy.js';
 import type { FetchRequest } from '../../plugins/sdk/scrape.js';
 import { checkRemoteBrowsers, runChecks } from '../../adapters/cli/doctor.js';
@@ -114,6 +114,9 @@ describe('SCOUR_BROWSER_WS_ENDPOINT parsing', () => {
     const { endpoints, errors } = parseBrowserEndpoints(`ws://a:1,, wss://b:2/x ,http://c:3,ws://,cdp+http://d,${'ws'.repeat(40)}`);
     expect(endpoints.map((e) => e.label)).toEqual(['ws://a:1', 'wss://b:2/x']);
     expect(errors).toHaveLength(4);
+    // What doctor shows of a failure keeps no query of a ws URL (tokens go there).
+    expect(errText(new Error('browserType.connect: WebSocket error: wss://b.example/x?token=s3cret 401\nCall log'))).toBe('browserType.connect: WebSocket error: wss://b.example/x?… 401');
+    expect(errText(new Error('ws://a:1/#frag?token=s3cret'))).toBe('ws://a:1/?…');
   });
 
   it('hostile settings are refused at start-up with the variable named; good ones are read', () => {

@@ -207,4 +207,11 @@ export class RemotePool {
 
 /** The first line of an error, any query string of a ws URL in it (where tokens go) left out. */
 export const errText = (e: unknown): string =>
-  ((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '').slice(0, 300).replace(/(wss?:\/\/[^\s?#]*)[?#]\S*/gi, '$1?…');
+  ((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '').slice(0, 300).split(' ').map(withoutQuery).join(' ');
+
+function withoutQuery(word: string): string {
+  const at = word.toLowerCase().indexOf('ws://') >= 0 ? word.toLowerCase().indexOf('ws://') : word.toLowerCase().indexOf('wss://');
+  if (at < 0) return word;
+  const cut = [word.indexOf('?', at), word.indexOf('#', at)].filter((i) => i >= 0);
+  return cut.length === 0 ? word : `${word.slice(0, Math.min(...cut))}?…`;
+}
