@@ -770,7 +770,23 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         return { url: req.url, finalUrl: url, statusCode: status, headers, contentType: headers['content-type'] ?? '', body: '', loadTimeSeconds: round((performance.now() - started) / 1000, 3) };
       }
       if (navError !== undefined) throw refusedRedirect(nav.response) ?? navFailure(navError, nav.url, proxy, timeoutSeconds);
-      await checkMainResponse(nav.response, nav.url, proxy);
+      // The quiet period counts from DOM ready: it runs while the main response is checked (its headers
+      // can take a round trip to the browser), and ends with the check's failure if there is one.
+      const settleCtl = new AbortController();
+      const onAbortSettle = () => settleCtl.abort(signal.reason);
+      signal.addEventListener('abort', onAbortSettle, { once: true });
+      const quiet = !req.waitFor && settleRule === 'quiet'
+        ? network.quiet(networkQuietMs, settleMaxMs < remaining() ? settleMaxMs : Number.POSITIVE_INFINITY, settleCtl.signal)
+        : undefined;
+      const settled = () => signal.removeEventListener('abort', onAbortSettle);
+      if (quiet) quiet.then(settled, settled);
+      else settled();
+      try {
+        await checkMainResponse(nav.response, nav.url, proxy);
+      } catch (e) {
+        settleCtl.abort(e);
+        throw e;
+      }
 
       // What the page is read after: the element wait_for names; else (by the
       // 'quiet' rule) DOM ready plus networkQuietMs without a request in flight,
@@ -792,8 +808,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           throw e;
         }
       } else {
-        if (settleRule === 'quiet') {
-          await network.quiet(networkQuietMs, settleMaxMs < remaining() ? settleMaxMs : Number.POSITIVE_INFINITY, signal);
+        if (quiet) {
+          await step(quiet, signal);
         } else if (req.waitTimeMs === undefined && networkIdleMs > 0) {
           await step(page.waitForLoadState('networkidle', { timeout: Math.min(networkIdleMs, remaining()) }), signal).catch((e: unknown) => {
             if (signal.aborted) throw e;
@@ -809,14 +825,17 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       const finalUrl = page.url();
       if (finalUrl.startsWith('chrome-error:')) throw navFailure(new Error('the page navigated to an error page'), nav.url, proxy, timeoutSeconds);
       await checkMainResponse(nav.response, nav.url, proxy);
+      const response = nav.response;
+      if (!response) throw new TargetUnreachable({ message: 'The target could not be reached', details: 'the page has no main document response' });
+      // The headers (a round trip to the browser at most) are asked for while the DOM is read.
+      const allHeaders = response.allHeaders();
+      allHeaders.catch(() => undefined);
       const body = await step(contentOf(cdp, page, remaining), signal);
       // Cheap bound first: UTF-8 takes at most 3 bytes per UTF-16 unit.
       if (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, 'utf8') > maxBodyBytes) {
         throw new TargetResponseInvalid({ message: 'The rendered page is larger than the limit', details: 'the rendered DOM exceeds the size limit', limit: maxBodyBytes });
       }
-      const response = nav.response;
-      if (!response) throw new TargetUnreachable({ message: 'The target could not be reached', details: 'the page has no main document response' });
-      const headers = await step(response.allHeaders(), signal);
+      const headers = await step(allHeaders, signal);
       const loadTimeSeconds = round((performance.now() - started) / 1000, 3);
       clock.enter('screenshot');
       const screenshot = req.screenshot ? await step(capture(page, req.screenshot, remaining, maxShotHeight), signal) : undefined;
