@@ -13,11 +13,11 @@
 // The page: HTML with one image and one inline script that builds part of
 // the DOM, served on loopback (the answer is checked for what the script
 // built). After BENCH_LATENCY_WARMUP renders each way (not counted), the two
-// ways take turns in blocks of BENCH_LATENCY_BLOCK renders, back to back
-// (no pause between renders: a render's background work, closing its
-// context and making the next warm one, overlaps the next render, as for a
-// client that sends its next request at once), until each has
-// BENCH_LATENCY_RENDERS. The machine's load average is recorded before and
+// ways take turns in blocks of BENCH_LATENCY_BLOCK renders until each has
+// BENCH_LATENCY_RENDERS, once for each pause of BENCH_LATENCY_GAPS: 0, back
+// to back (a render's background work, closing its context and making the
+// next warm one, overlaps the next render, as for a client that sends its
+// next request at once), and 500 ms (that work done before the next). The machine's load average is recorded before and
 // after (the machine may be shared: quote the ratio, not the absolute).
 //
 // Run by run.mjs (part 4 of npm run bench:scrape, in a child process that
@@ -25,7 +25,7 @@
 //   node benchmarks/scrape/render-latency.mjs
 // which prints the table and writes benchmarks/results/scrape-latency.json.
 // Settings: BENCH_LATENCY_RENDERS (20), BENCH_LATENCY_WARMUP (5),
-// BENCH_LATENCY_BLOCK (5), BENCH_LATENCY_GAP_MS (0: pause between two renders),
+// BENCH_LATENCY_BLOCK (5), BENCH_LATENCY_GAPS (0,500: pauses between two renders, ms),
 // BENCH_LATENCY_REMOTE (1; 0 leaves out the remote-browser row).
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
@@ -130,7 +130,7 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
   const renders = int(env, 'BENCH_LATENCY_RENDERS', 20, 1);
   const warmup = int(env, 'BENCH_LATENCY_WARMUP', 5);
   const block = int(env, 'BENCH_LATENCY_BLOCK', 5, 1);
-  const gapMs = int(env, 'BENCH_LATENCY_GAP_MS', 0);
+  const gaps = (env.BENCH_LATENCY_GAPS ?? '0,500').split(',').map((g) => int({ g: g.trim() }, 'g', 0));
   const withRemote = env.BENCH_LATENCY_REMOTE !== '0';
   const load = { before: loadavg() };
   const site = await startTinySite();
@@ -173,31 +173,40 @@ export async function measureRenderLatency(env = process.env, serverEnv = {}) {
       check(r.body);
       return ms;
     };
-    const ways = { api: { run: viaApi(server), ms: [] }, in_process: { run: inProcess, ms: [] }, ...(remoteServer ? { api_remote: { run: viaApi(remoteServer), ms: [] } } : {}) };
-    for (const w of Object.values(ways)) for (let i = 0; i < warmup; i++) await w.run();
-    await sleep(1000);
-    phases.length = 0;
-    while (Object.values(ways).some((w) => w.ms.length < renders)) {
-      for (const w of Object.values(ways)) {
-        for (let i = 0; i < block && w.ms.length < renders; i++) {
-          w.ms.push(await w.run());
-          if (gapMs > 0) await sleep(gapMs);
+    const run = { api: viaApi(server), in_process: inProcess, ...(remoteServer ? { api_remote: viaApi(remoteServer) } : {}) };
+    for (const w of Object.values(run)) for (let i = 0; i < warmup; i++) await w();
+    const modes = [];
+    for (const gapMs of gaps) {
+      await sleep(1000);
+      phases.length = 0;
+      const ms = Object.fromEntries(Object.keys(run).map((k) => [k, []]));
+      while (Object.values(ms).some((xs) => xs.length < renders)) {
+        for (const [k, w] of Object.entries(run)) {
+          for (let i = 0; i < block && ms[k].length < renders; i++) {
+            ms[k].push(await w());
+            if (gapMs > 0) await sleep(gapMs);
+          }
         }
       }
+      const medianPhase = (k) => pct(phases.map((t) => t.phases[k]).sort((a, b) => a - b), 50);
+      const api = stats(ms.api);
+      const inproc = stats(ms.in_process);
+      modes.push({
+        gap_ms: gapMs,
+        api,
+        ...(ms.api_remote ? { api_remote: stats(ms.api_remote) } : {}),
+        in_process: { ...inproc, median_phases_ms: Object.fromEntries(Object.keys(phases[0]?.phases ?? {}).map((k) => [k, Math.round(medianPhase(k))])), warm: phases.filter((t) => t.warm).length },
+        ratio_api_vs_in_process_p50: api.p50_ms / inproc.p50_ms,
+        load_average_after: loadavg(),
+      });
     }
     load.after = loadavg();
-    const medianPhase = (k) => pct(phases.map((t) => t.phases[k]).sort((a, b) => a - b), 50);
-    const api = stats(ways.api.ms);
-    const inproc = stats(ways.in_process.ms);
     return {
       page: 'loopback HTML, one image (blocked without a screenshot), one inline script',
-      settings: { renders, warmup, block, gap_ms: gapMs, server: 'dist/config/cli.js serve, embedded configuration, default browser settings (4 pages, 2 warm contexts)' },
+      settings: { renders, warmup, block, gaps_ms: gaps, server: 'dist/config/cli.js serve, embedded configuration, default browser settings (4 pages, 2 warm contexts)' },
       load_average: load,
       cores: cpus().length,
-      api,
-      ...(ways.api_remote ? { api_remote: stats(ways.api_remote.ms) } : {}),
-      in_process: { ...inproc, median_phases_ms: Object.fromEntries(Object.keys(phases[0]?.phases ?? {}).map((k) => [k, Math.round(medianPhase(k))])), warm: phases.filter((t) => t.warm).length },
-      ratio_api_vs_in_process_p50: api.p50_ms / inproc.p50_ms,
+      modes,
       target_requests: Object.fromEntries(site.hits),
     };
   } catch (e) {
@@ -219,15 +228,23 @@ const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 
 /** The markdown table of a measureRenderLatency() result. */
 export function renderLatencyTable(r) {
   const la = (l) => (l ? l.map((x) => x.toFixed(2)).join(' / ') : 'n/a');
-  const p = r.in_process.median_phases_ms ?? {};
+  const pause = (m) => (m.gap_ms ? `${m.gap_ms} ms apart` : 'back to back');
+  const rows = r.modes.flatMap((m) => [
+    `| browser fetcher in process, ${pause(m)} | ${f0(m.in_process.p50_ms)} | ${f0(m.in_process.p95_ms)} | ${f0(m.in_process.mean_ms)} |`,
+    `| **through the API** (\`POST /v1/scrape\` \`render_js\`, built server on loopback), ${pause(m)} | **${f0(m.api.p50_ms)}** | ${f0(m.api.p95_ms)} | ${f0(m.api.mean_ms)} |`,
+    ...(m.api_remote ? [`| through the API, rendering in a Playwright browser server on loopback (\`SCOUR_BROWSER_WS_ENDPOINT\`), ${pause(m)} | ${f0(m.api_remote.p50_ms)} | ${f0(m.api_remote.p95_ms)} | ${f0(m.api_remote.mean_ms)} |`] : []),
+  ]);
+  const notes = r.modes.map((m) => {
+    const p = m.in_process.median_phases_ms ?? {};
+    return `${pause(m)}: API / in process (p50) ${m.ratio_api_vs_in_process_p50.toFixed(2)}x${m.api_remote ? `, remote browser / local through the API ${(m.api_remote.p50_ms / m.api.p50_ms).toFixed(2)}x` : ''}; in process, median phases: navigate ${f0(p.navigate)}, settle ${f0(p.settle)}, content ${f0(p.content)}, close ${f0(p.close)} ms (after the answer).`;
+  });
   return [
-    `| tiny page (one image, one inline script), warm, one at a time, ${r.settings.renders} renders each${r.settings.gap_ms ? `, ${r.settings.gap_ms} ms apart` : ', back to back'} | p50 ms | p95 ms | mean ms |`,
+    `| tiny page (one image, one inline script), warm, one at a time, ${r.settings.renders} renders each way | p50 ms | p95 ms | mean ms |`,
     '|---|---:|---:|---:|',
-    `| browser fetcher in process | ${f0(r.in_process.p50_ms)} | ${f0(r.in_process.p95_ms)} | ${f0(r.in_process.mean_ms)} |`,
-    `| **through the API** (\`POST /v1/scrape\` \`render_js\`, built server on loopback) | **${f0(r.api.p50_ms)}** | ${f0(r.api.p95_ms)} | ${f0(r.api.mean_ms)} |`,
-    ...(r.api_remote ? [`| through the API, rendering in a Playwright browser server on loopback (\`SCOUR_BROWSER_WS_ENDPOINT\`) | ${f0(r.api_remote.p50_ms)} | ${f0(r.api_remote.p95_ms)} | ${f0(r.api_remote.mean_ms)} |`] : []),
+    ...rows,
     '',
-    `API / in process (p50): ${r.ratio_api_vs_in_process_p50.toFixed(2)}x${r.api_remote ? `; remote browser / local, both through the API (p50): ${(r.api_remote.p50_ms / r.api.p50_ms).toFixed(2)}x` : ''}. In process, median phases: navigate ${f0(p.navigate)}, settle ${f0(p.settle)}, content ${f0(p.content)}, close ${f0(p.close)} ms (after the answer). Load average (1/5/15 min) before ${la(r.load_average.before)}, after ${la(r.load_average.after)} on ${r.cores} cores.`,
+    ...notes.map((n) => `${n}  `),
+    `Load average (1/5/15 min) before ${la(r.load_average.before)}, after ${la(r.load_average.after)} on ${r.cores} cores.`,
     '',
   ].join('\n');
 }
@@ -242,7 +259,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.sen
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const r = await measureRenderLatency();
   console.log(renderLatencyTable(r));
-  console.log(`MET?  warm render_js p50 through the API < 250 ms: ${r.api.p50_ms < 250 ? 'MET' : 'MISS'} (${f0(r.api.p50_ms)} ms)`);
+  for (const m of r.modes) console.log(`${m.api.p50_ms < 250 ? 'MET ' : 'MISS'}  warm render_js p50 through the API < 250 ms, ${m.gap_ms ? `${m.gap_ms} ms apart` : 'back to back'} (${f0(m.api.p50_ms)} ms)`);
   mkdirSync(join(root, 'benchmarks/results'), { recursive: true });
   writeFileSync(join(root, 'benchmarks/results/scrape-latency.json'), `${JSON.stringify({ benchmark: 'scrape-latency', date: new Date().toISOString(), node: process.version, ...r }, null, 2)}\n`);
   console.log('wrote benchmarks/results/scrape-latency.json');
