@@ -181,6 +181,8 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   // The scrape cache (max_age): its own directory beside the blobs, so every process on this data directory shares it.
   const pageCache = pageCacheFor(settings);
+  // Its writes go on after the scrapes answered: finished before the process ends.
+  if (pageCache !== undefined) closers.push(() => pageCache.flushed());
   // One pause book for search and research: a provider that rate-limits one is left alone by both.
   const pauseBook = { pauses, now: () => clock.now() };
   // POST /mcp: its tool calls run through the app built below (attached once it exists).

@@ -211,9 +211,10 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
    * `max_age` > 0, a page this account fetched with the same fetch options
    * that recently is answered from the cache without a request to the
    * target; otherwise the target is fetched, and what it answered is kept
-   * for the next request (when the request may be cached at all). The
-   * cache is best effort: a failure to read it is a miss, to write it
-   * leaves the page unkept.
+   * for the next request (when the request may be cached at all), written
+   * while the answer goes out rather than before it. The cache is best
+   * effort: a failure to read it is a miss, to write it leaves the page
+   * unkept.
    */
   const cachedFetch = (ctx: PageCtx, scope: NonNullable<PageCtx['cacheScope']>, cache: PageCache | undefined): Effect.Effect<PageFetched, ApiFailure> => {
     const i = ctx.input;
@@ -232,8 +233,9 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       }
       return Effect.flatMap(plainFetch(ctx), (f) => {
         const answered = { ...f, cache: miss() };
-        if (!cacheable(f.result)) return Effect.succeed(answered);
-        return Effect.as(Effect.promise(() => cache.put(material, f.result, Date.now()).catch(() => undefined)), answered);
+        // The write goes on after the answer (a read of the same entry waits for it: see PageCache.put).
+        if (cacheable(f.result)) void cache.put(material, f.result, Date.now()).catch(() => undefined);
+        return Effect.succeed(answered);
       });
     });
   };
