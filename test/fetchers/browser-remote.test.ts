@@ -19,6 +19,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startActionsSite } from '../support/actions-site.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type BrowserServer } from 'playwright';
 import { nodeEgress } from '../../adapters/egress/port.js';
@@ -374,6 +375,32 @@ describe.each(ADAPTERS)('a real server rendering in the remote browser (%s)', (a
     const png = Buffer.from(await img.arrayBuffer());
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([640, 480]);
   });
+
+  it('actions: load more, a form written and sent, a script\'s value and a screenshot action, all in the remote browser', async () => {
+    const actionsSite = await startActionsSite('127.0.0.1');
+    try {
+      const more = await scrape({
+        url: `${actionsSite.url}/load-more`, render_js: true, main_content: true,
+        actions: [{ type: 'click', selector: '#more' }, { type: 'click', selector: '#more' }, { type: 'execute_javascript', script: 'return navigator.userAgent.includes("Headless") ? "headless" : "headed"' }, { type: 'screenshot' }],
+      });
+      expect(more.status, JSON.stringify(more.body)).toBe(200);
+      expect(more.body.main_content).toContain('Item 9: a teapot of the page 3 collection');
+      const acts = more.body.actions as { results: { ok: boolean; value?: unknown }[]; screenshots: string[] };
+      expect(acts.results.map((x) => x.ok)).toEqual([true, true, true, true]);
+      expect(typeof acts.results[2]!.value).toBe('string');
+      const img = await fetch(acts.screenshots[0]!);
+      expect(img.status).toBe(200);
+      expect(img.headers.get('content-type')).toBe('image/png');
+      const form = await scrape({ url: `${actionsSite.url}/form`, render_js: true, actions: [{ type: 'write', selector: '#q', text: 'lighthouse' }, { type: 'press', key: 'Enter' }] });
+      expect(form.status).toBe(200);
+      expect(form.body.content).toContain('Three archived letters mention lighthouse.');
+      const failed = await scrape({ url: `${actionsSite.url}/cookie-wall`, render_js: true, actions_required: true, actions: [{ type: 'click', selector: '#no-such-button' }] });
+      expect(failed.status).toBe(422);
+      expect(JSON.stringify(failed.body)).toContain('ACTION_FAILED');
+    } finally {
+      await actionsSite.close();
+    }
+  }, 60_000);
 
   it('a target the guard refuses: 400 TARGET_NOT_ALLOWED, nothing reached', async () => {
     // A loopback address other than 127.0.0.1 is allowed by 'loopback', so the refused target is the metadata
