@@ -1,10 +1,11 @@
-// node --import tsx benchmarks/tavily/overhead.mjs
+// npm run bench:compat   (= node --import tsx benchmarks/tavily/overhead.mjs)
 //
 // Issue 30: "The compatibility endpoints add no measurable cost to native
 // routes." Two Scour servers in two child processes, from the TypeScript
 // sources (tsx), in the same run:
 // - base: the tree of TAVILY_BENCH_BASE (a git ref; default the merge base
-//   with main), extracted with `git archive` into a temporary directory
+//   with main, or on main the commit before the first that added either
+//   compatibility layer), extracted with `git archive` into a temporary directory
 //   (node_modules linked): the server before the compatibility routes;
 // - head: this tree, with POST /tavily/search and /tavily/extract.
 // Each: embedded (SQLite in a temporary directory), log level silent, the
@@ -39,7 +40,14 @@ const ADMIN = 'tavily-bench-admin-token-0123456789';
 
 function baseRef() {
   if (env.TAVILY_BENCH_BASE) return env.TAVILY_BENCH_BASE;
-  return execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: root, encoding: 'utf8' }).trim();
+  const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  const head = git('rev-parse', 'HEAD');
+  const base = git('merge-base', 'HEAD', 'main');
+  if (base !== head) return base;
+  // On main itself: the commit before the first that brought either compatibility layer in (following first parents).
+  const added = git('log', '--first-parent', '--diff-filter=A', '--format=%H', '--', 'plugins/operations/tavily/index.ts', 'plugins/operations/firecrawl/index.ts').split('\n').filter(Boolean);
+  if (added.length === 0) throw new Error('no commit adds the compatibility routes: set TAVILY_BENCH_BASE');
+  return `${added[added.length - 1]}^1`;
 }
 
 /** The tree of `ref` in a temporary directory, with this checkout's node_modules. */
