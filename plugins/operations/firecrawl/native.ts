@@ -2,7 +2,8 @@
  * Calling a native route in process: the Firecrawl endpoints are thin
  * translations, so each one runs the native route's own pipeline (auth,
  * quota, validate, gate, reserve, the work, bill) on a context made from
- * its own request, with the translated body. The native route's account
+ * its own request, with the translated body (plugins/sdk native-route.ts,
+ * shared with the Tavily routes). The native route's account
  * stages, rate-limit headers (the reply is shared) and finalizers are
  * therefore the ones that apply; nothing is counted twice, because the
  * Firecrawl route has no account stages of its own.
@@ -15,7 +16,8 @@
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
 import { type ApiFailure, type BadRequest, ServiceUnavailable } from '../../../core/errors.js';
-import type { HttpMethod, PluginHost, Route } from '../../../core/plugin.js';
+import type { HttpMethod, PluginHost } from '../../../core/plugin.js';
+import { nativeContext, nativeRoutes } from '../../sdk/native-route.js';
 import { firecrawlFailure } from './errors.js';
 
 /** What a native call gives back: the route's answer, and the context its stages filled (the account, the input). */
@@ -35,25 +37,14 @@ export type NativeCaller = <T = Record<string, unknown>>(ctx: RequestContext, me
 
 /** The caller of the native routes of this server (looked up on first use: every operation has built its routes by then). */
 export function nativeCaller(host: PluginHost): NativeCaller {
-  let routes: Map<string, Route<any, any>> | undefined;
+  const find = nativeRoutes(host);
   return <T>(ctx: RequestContext, method: HttpMethod, path: string, req: NativeRequest) => {
-    routes ??= new Map(host.allRoutes().map((r) => [`${r.method} ${r.path}`, r]));
-    const route = routes.get(`${method} ${path}`);
+    const route = find(method, path);
     if (route === undefined) {
       return Effect.fail(firecrawlFailure(new ServiceUnavailable({ message: `This server does not serve ${method} ${path}, which this endpoint runs on`, retryAfter: 60 })));
     }
-    const child: RequestContext & Record<string, unknown> = {
-      requestId: ctx.requestId,
-      receivedAt: ctx.receivedAt,
-      method,
-      path,
-      params: req.params ?? {},
-      clientIp: ctx.clientIp,
-      headers: ctx.headers,
-      body: req.body,
-      bodyError: req.bodyError,
-      reply: ctx.reply,
-    };
+    // The native stages fill the context they run on (the account, the input): the answer reads them from it.
+    const child = nativeContext(ctx, { method, path, params: req.params ?? {}, body: req.body, bodyError: req.bodyError });
     let run: Effect.Effect<unknown, ApiFailure, any>;
     try {
       run = route.handle(child) as Effect.Effect<unknown, ApiFailure, any>;

@@ -1,24 +1,17 @@
 /**
- * A compatible route is a translation around a native one: it turns its
- * body into the native operation's body, runs the native route's own
- * pipeline (auth, rate limits, validation, gate, credit hold, the work, the
- * charge) on a context that differs only in that body, and turns the
- * answer back. Nothing is implemented twice, and the compatible route
- * costs the native routes nothing.
- *
- * Problems found in translation wait in the context's `bodyError`, as a
- * body that could not be decoded does, so the native pipeline answers
- * them after auth and rate limiting (401 and 429 first, then 400), like
- * any native request.
- *
- * (The Firecrawl-compatible routes need the same thing; this is kept local
- * to this plugin until both exist, then belongs in plugins/sdk.)
+ * The Tavily routes as translations around native ones (plugins/sdk
+ * native-route.ts: the native route's own pipeline on a child context):
+ * each turns its body into the native operation's body, and the native
+ * answer back. Problems found in translation wait in the context's
+ * `bodyError`, so the native pipeline answers them after auth and rate
+ * limiting (401 and 429 first, then 400), like any native request.
  */
 import { Effect } from 'effect';
 import type { RequestContext } from '../../../core/context.js';
 import type { ApiFailure, BadRequest, UnsupportedMediaType } from '../../../core/errors.js';
 import { chain } from '../../../core/fast-effect.js';
 import type { HttpMethod, PluginHost, Route } from '../../../core/plugin.js';
+import { nativeContext, nativeRoutes } from '../../sdk/native-route.js';
 
 export type Translated<N, P> = {
   /** The native body, and what the answer needs to know of the request. */
@@ -42,10 +35,9 @@ type Handle = Route['handle'];
  * the boot, when the app reads the compatible route's stage names.
  */
 export function nativeRoute(host: PluginHost, method: HttpMethod, path: string): () => Route {
-  let found: Route | undefined;
+  const find = nativeRoutes(host);
   return () => {
-    if (found !== undefined) return found;
-    found = host.allRoutes().find((r) => r.method === method && r.path === path);
+    const found = find(method, path);
     if (found === undefined) throw new Error(`operation-tavily needs the native route ${method} ${path}, which no operation declares`);
     return found;
   };
@@ -79,10 +71,7 @@ export function forwardHandle<N, P, A, R>(
         headers = { ...headers, authorization: `Bearer ${t.apiKey}` };
       }
     }
-    const inner: RequestContext = {
-      requestId: ctx.requestId, receivedAt: ctx.receivedAt, method: ctx.method, path: ctx.path, params: ctx.params,
-      clientIp: ctx.clientIp, headers, body, bodyError, reply: ctx.reply,
-    };
+    const inner = nativeContext(ctx, { headers, body, bodyError });
     const run = native().handle(inner) as Effect.Effect<A, ApiFailure, never>;
     // A native answer that completed synchronously stays an Exit (no fiber), as it would on the native route.
     // The native pipeline succeeds only past its validate stage, so only with a translated body and its plan.
