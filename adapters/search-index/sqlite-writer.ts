@@ -3,8 +3,10 @@
  * side): its own connection to the file, the same write code as the main
  * thread's (sqlite.ts writeBatch), fed in order. Consecutive parts of one
  * upsert call are written together, up to the batch size the index adapts
- * to its writeBatchMs: when analysis runs ahead of the writes, batches grow
- * and each term's last block is rewritten less often.
+ * to its writeBatchMs. Each batch inserts its entries as segments (a block
+ * per term, sqlite.ts insertSegments); when nothing is queued the writer
+ * merges terms' small blocks into full ones, a bounded transaction at a
+ * time, looking at its queue between steps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { yieldToLoop, type PreparedDocument } from './engine.js';
@@ -27,6 +29,7 @@ const calls = new Map<number, { indexed: number; updated: number; error?: string
 /** How far into the first queued part the writes have gone. */
 let offset = 0;
 let busy = false;
+let closed = false;
 
 const reply = (m: WriterReply) => port.postMessage(m);
 const stateOf = (call: number) => {
@@ -71,40 +74,72 @@ function writeOne(head: Part): void {
 async function drain(): Promise<void> {
   busy = true;
   try {
-    while (queue.length > 0) {
-      const m = queue[0]!;
-      if (m.type === 'part') {
-        if (m.docs.length === 0) {
-          queue.shift();
-          continue;
-        }
-        writeOne(m);
-        // Parts sent meanwhile come in before the next batch is formed.
-        await yieldToLoop();
-        continue;
+    for (;;) {
+      await drainQueue();
+      if (closed) return;
+      // Idle: merge small blocks, a bounded step at a time, until something is queued or nothing is due.
+      let more = false;
+      try {
+        more = writer.mergeStep();
+      } catch {
+        // A merge that fails (a lock held too long) leaves its terms' blocks as they were: correct, only less compact.
       }
-      queue.shift();
-      if (m.type === 'end') {
-        const s = calls.get(m.call) ?? { indexed: 0, updated: 0 };
-        calls.delete(m.call);
-        reply(s.error !== undefined ? { call: m.call, error: s.error } : { call: m.call, result: { indexed: s.indexed, updated: s.updated } });
-      } else if (m.type === 'abandon') {
-        stateOf(m.call).error = 'abandoned';
-      } else if (m.type === 'remove') {
-        try {
-          reply({ call: m.call, removed: await writer.removeHere(m.collection, m.urls, m.now) });
-        } catch (e) {
-          reply({ call: m.call, error: e instanceof Error ? e.message : String(e) });
-        }
-      } else if (m.type === 'close') {
-        await writer.close();
-        reply({ call: 0, closed: true });
-        port.close();
-        return;
-      }
+      if (!more) return;
+      await yieldToLoop();
     }
   } finally {
     busy = false;
+  }
+}
+
+/** Whether the parts queued for the head's call make a full batch, or are all the call will send before something else. */
+function complete(head: Part): boolean {
+  if (stateOf(head.call).error !== undefined) return true;
+  const want = writer.nextBatch();
+  let n = -offset;
+  for (const m of queue) {
+    if (m.type !== 'part' || m.call !== head.call) return true;
+    n += m.docs.length;
+    if (n >= want) return true;
+  }
+  return false;
+}
+
+async function drainQueue(): Promise<void> {
+  while (queue.length > 0) {
+    const m = queue[0]!;
+    if (m.type === 'part') {
+      if (m.docs.length === 0) {
+        queue.shift();
+        continue;
+      }
+      // A batch short of the size wanted waits for the call's next parts (or its end), which analysis is producing.
+      if (!complete(m)) return;
+      writeOne(m);
+      // Parts sent meanwhile come in before the next batch is formed.
+      await yieldToLoop();
+      continue;
+    }
+    queue.shift();
+    if (m.type === 'end') {
+      const s = calls.get(m.call) ?? { indexed: 0, updated: 0 };
+      calls.delete(m.call);
+      reply(s.error !== undefined ? { call: m.call, error: s.error } : { call: m.call, result: { indexed: s.indexed, updated: s.updated } });
+    } else if (m.type === 'abandon') {
+      stateOf(m.call).error = 'abandoned';
+    } else if (m.type === 'remove') {
+      try {
+        reply({ call: m.call, removed: await writer.removeHere(m.collection, m.urls, m.now) });
+      } catch (e) {
+        reply({ call: m.call, error: e instanceof Error ? e.message : String(e) });
+      }
+    } else if (m.type === 'close') {
+      closed = true;
+      await writer.close();
+      reply({ call: 0, closed: true });
+      port.close();
+      return;
+    }
   }
 }
 

@@ -35,7 +35,7 @@ import {
   type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
-import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
+import { MergeQueue, PostingList, entriesByTerm, planAppends, planMerge, planRemovals, segmentsOf, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
 interface OldDoc {
@@ -67,6 +67,11 @@ export interface SqliteSearchIndexOptions extends SearchOptions {
    * file, never for ':memory:' (another connection would not see it).
    */
   readonly writerThread?: boolean;
+}
+
+/** The writer thread's connection (sqlite-writer.ts): new entries as segments (a block per term and batch), merged when idle. */
+interface SegmentOptions {
+  readonly segments?: boolean;
 }
 
 /** How long one write transaction holds the file's write lock in the writer thread, by default (ms of wall time). */
@@ -209,7 +214,8 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     const writer = threaded && options.path !== ':memory:'
       ? new SqliteWriterThread({ path: options.path, cacheMiB: options.cacheMiB, writeBatch: fixed, writeBatchMs: options.writeBatchMs ?? WRITER_THREAD_BATCH_MS })
       : undefined;
-    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20, options.analyser ?? inlineAnalyser, writer);
+    const segments = (options as SegmentOptions).segments === true ? new MergeQueue() : undefined;
+    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20, options.analyser ?? inlineAnalyser, writer, segments);
   });
 }
 
@@ -233,6 +239,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   constructor(
     private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number,
     private readonly analyser: DocumentAnalyser = inlineAnalyser, private readonly writer?: SqliteWriterThread,
+    /** Set on the writer thread's connection: writes insert segments, and terms with many small blocks wait here for a merge. */
+    private readonly merges?: MergeQueue,
   ) {
     this.batch = fixedBatch ?? (isMainThread ? 100 : WRITER_THREAD_MIN_BATCH);
     const p = (sql: string) => db.prepare(sql);
@@ -243,6 +251,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
       ensureCollection: p('INSERT INTO search_collections (name) VALUES (?) ON CONFLICT (name) DO NOTHING'),
       collectionId: p('SELECT id FROM search_collections WHERE name = ?').pluck(),
       blocks: p('SELECT count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc').raw(),
+      termBlocks: p('SELECT id, count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc'),
+      mergeBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
       blockOf: p('SELECT id, data FROM search_postings WHERE term = ? AND cid = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       updateBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
       // One statement per block, prepared once: cheaper than one statement over a JSON list of hex blobs (half the time per append).
@@ -476,6 +486,41 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     for (const [term, first, n, data] of inserts) this.s.insertBlock.run(term, cid, first, n, data);
   }
 
+  /**
+   * New documents' entries as blocks of their own (a segment per term):
+   * inserts only, nothing read or rewritten. Terms left with a small block
+   * are counted for the merger.
+   */
+  private insertSegments(cid: number, docs: Parameters<typeof segmentsOf>[0]): void {
+    const merges = this.merges!;
+    for (const [term, first, n, data] of segmentsOf(docs, (t) => merges.note(cid, t))) this.s.insertBlock.run(term, cid, first, n, data);
+  }
+
+  /**
+   * One step of the background merge (the writer thread calls it when it
+   * has nothing else queued): the terms due, in one transaction of at most
+   * about `budgetMs` (default: a write batch's), each term's runs of small
+   * blocks rewritten into full ones. Searches see the blocks before or
+   * after, the same entries either way. Returns whether terms are still due.
+   */
+  mergeStep(budgetMs = this.batchMs): boolean {
+    const merges = this.merges;
+    if (merges === undefined || merges.pending === 0 || this.closed) return false;
+    const t0 = performance.now();
+    this.db.transaction(() => {
+      while (merges.pending > 0 && performance.now() - t0 < budgetMs) {
+        for (const [cid, term] of merges.take(16)) {
+          const blocks = this.s.termBlocks.all(term, cid) as { id: number; count: number; data: Uint8Array }[];
+          const { deletes, updates, inserts } = planMerge(blocks);
+          for (const id of deletes) this.s.deleteBlock.run(id);
+          for (const [id, first, n, data] of updates) this.s.mergeBlock.run(first, n, data, id);
+          for (const [first, n, data] of inserts) this.s.insertBlock.run(term, cid, first, n, data);
+        }
+      }
+    }).immediate();
+    return merges.pending > 0;
+  }
+
   private applyDelta(cid: number, d: Delta, now: number): void {
     this.s.updateCollection.run(d.documents, d.titleTokens, d.textTokens, now, cid);
     for (const [a, n] of d.analysers) if (n !== 0) this.s.updateAnalyser.run(cid, a, n);
@@ -513,7 +558,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
         written.push({ id, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
       }
       this.removeEntries(cid, gone);
-      this.appendEntries(cid, entriesByTerm(written));
+      if (this.merges !== undefined) this.insertSegments(cid, written);
+      else this.appendEntries(cid, entriesByTerm(written));
       this.applyDelta(cid, delta, now);
       return { indexed, updated };
     }).immediate();
@@ -627,11 +673,13 @@ class SqliteIndex implements SearchIndex, SearchStorage {
 export interface SqliteSearchWriter {
   nextBatch(): number;
   writeBatch(collection: string, batch: readonly PreparedDocument[], now: number): UpsertResult & { written: number };
+  /** One bounded step of merging small blocks; whether more is due. */
+  mergeStep(budgetMs?: number): boolean;
   removeHere(collection: string, urls: readonly string[], now: number): Promise<number>;
   close(): Promise<void>;
 }
 
 /** The index on a connection of its own that writes in this thread (the writer thread's). */
 export function openSqliteSearchWriter(options: Omit<SqliteSearchIndexOptions, 'writerThread' | 'analyser'>): SqliteSearchWriter {
-  return openSqliteSearchIndex({ ...options, writerThread: false }) as unknown as SqliteSearchWriter;
+  return openSqliteSearchIndex({ ...options, writerThread: false, segments: true } as SqliteSearchIndexOptions) as unknown as SqliteSearchWriter;
 }
