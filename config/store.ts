@@ -68,7 +68,8 @@ export async function openAccounts(settings: Settings, plans: Plans = loadPlans(
  */
 export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'indexAnalysisWorkers'>>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
   const workers = settings.indexAnalysisWorkers ?? DEFAULTS.indexAnalysisWorkers;
-  const analyser = new AnalysisPool({ workers });
+  // Until the workers have loaded the analysers, the main thread analyses (an import right after start-up does not wait for them).
+  const analyser = new AnalysisPool({ workers, analyseWhileStarting: true });
   try {
     if (settings.databaseUrl !== undefined) {
       const { openPostgresSearchIndex } = await import('../adapters/search-index/postgres.js');

@@ -13,6 +13,8 @@
  *   they are done, so a writer stores the first while the others are
  *   analysed. Calls of fewer than `inlineBelow` documents (a crawl's page, a
  *   scrape's) are analysed in this thread: the hop would cost as much.
+ *   With `analyseWhileStarting`, chunks queued before any worker is ready
+ *   are analysed in this thread, one at a time, until one is.
  * - Workers start on the first call that needs them (or `start()`), and do
  *   not keep the process alive. A worker that dies (a crash, out of memory)
  *   is replaced, and its chunk is analysed in this thread: nothing is lost,
@@ -53,6 +55,13 @@ export interface AnalysisPoolOptions {
   /** Calls with fewer documents are analysed in-process (default 16). */
   readonly inlineBelow?: number;
   readonly logger?: Logger;
+  /**
+   * While no worker is ready yet (they take a second or more to load the
+   * analysers), analyse queued chunks in this thread, one at a time, so the
+   * first import after start-up does not wait for them (default false; the
+   * composition root turns it on).
+   */
+  readonly analyseWhileStarting?: boolean;
   /** Tests only: a document titled `scour-test:crash` ends its worker (analysis-worker.ts). */
   readonly testHooks?: boolean;
 }
@@ -94,6 +103,7 @@ export class AnalysisPool implements DocumentAnalyser {
   private readonly inlineBelow: number;
   private readonly logger: Logger | undefined;
   private readonly testHooks: boolean;
+  private readonly analyseWhileStarting: boolean;
   private entry: ReturnType<typeof workerEntry> | undefined;
   private slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -101,7 +111,9 @@ export class AnalysisPool implements DocumentAnalyser {
   private bootFailures = 0;
   private degradedUntil = 0;
   private closed = false;
-  readonly counts = { pooled: 0, inline: 0, started: 0, replaced: 0 };
+  /** A queued chunk being analysed in this thread while no worker is ready yet (see dispatch). */
+  private bridging = false;
+  readonly counts = { pooled: 0, inline: 0, started: 0, replaced: 0, bridged: 0 };
 
   constructor(options: AnalysisPoolOptions = {}) {
     const workers = options.workers ?? Math.min(4, availableParallelism());
@@ -111,6 +123,7 @@ export class AnalysisPool implements DocumentAnalyser {
     this.inlineBelow = Math.max(0, Math.floor(options.inlineBelow ?? 16));
     this.logger = options.logger;
     this.testHooks = options.testHooks === true;
+    this.analyseWhileStarting = options.analyseWhileStarting === true;
   }
 
   async prepare(documents: readonly IndexDocument[]): Promise<PreparedDocument[]> {
@@ -183,7 +196,10 @@ export class AnalysisPool implements DocumentAnalyser {
   private dispatch(): void {
     while (this.queue.length > 0) {
       const slot = this.slots.find((s) => s.ready && !s.dead && s.job === undefined);
-      if (slot === undefined) return;
+      if (slot === undefined) {
+        this.bridge();
+        return;
+      }
       const job = this.queue.shift()!;
       const id = this.nextId++;
       slot.job = { id, job };
@@ -195,6 +211,23 @@ export class AnalysisPool implements DocumentAnalyser {
         this.inline(job);
       }
     }
+  }
+
+  /**
+   * While no worker is ready (they take a second or more to load the
+   * analysers), this thread analyses queued chunks one at a time (prepareAll,
+   * in slices that yield), so a first call after start-up does not wait for
+   * them; once one is ready, the rest go to the workers.
+   */
+  private bridge(): void {
+    if (!this.analyseWhileStarting || this.bridging || this.queue.length === 0 || this.slots.some((s) => s.ready && !s.dead)) return;
+    const job = this.queue.shift()!;
+    this.bridging = true;
+    this.counts.bridged++;
+    prepareAll(job.documents).then(job.resolve, job.reject).finally(() => {
+      this.bridging = false;
+      if (!this.closed) this.dispatch();
+    });
   }
 
   private fill(): void {

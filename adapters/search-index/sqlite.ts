@@ -28,7 +28,7 @@ import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
-import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/index.js';
+import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/open.js';
 import { isMainThread } from 'node:worker_threads';
 import {
   checkCollection, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,

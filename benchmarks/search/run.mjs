@@ -72,7 +72,8 @@ const { COLLECTIONS } = await import('../ir/collections.mjs');
 const BEFORE_ISSUE_28 = { requestWordWeight: 1 };
 const poolModule = await import(join(dist, 'adapters/search-index/analysis-pool.js')).catch(() => undefined);
 const WORKERS = process.env.SEARCH_BENCH_WORKERS === undefined ? undefined : Number(process.env.SEARCH_BENCH_WORKERS);
-const analyser = poolModule === undefined ? undefined : new poolModule.AnalysisPool(WORKERS === undefined ? {} : { workers: WORKERS });
+// As config/store.ts opens it (a build before analyseWhileStarting ignores the option).
+const analyser = poolModule === undefined ? undefined : new poolModule.AnalysisPool({ analyseWhileStarting: true, ...(WORKERS === undefined ? {} : { workers: WORKERS }) });
 const withAnalyser = (options) => (analyser === undefined ? options : { ...options, analyser });
 
 const FILTERS = { country: undefined, language: undefined, publishedAfter: undefined, timeRange: undefined, safeSearch: 'off', resultType: 'web' };
