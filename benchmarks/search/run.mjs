@@ -21,6 +21,11 @@
 // - Baseline: title+text in one FTS5 table (default unicode61 tokenizer),
 //   each query's words quoted and OR-ed, ORDER BY bm25(t) LIMIT 100; and the
 //   same with the porter tokenizer (stemming), for reference.
+// - CPU: this process's CPU time (process.cpuUsage: every thread, so the
+//   analysis workers and SQLite's writer count; a PostgreSQL server's does
+//   not) per document indexed, less noisy than wall time on a shared
+//   machine; and each indexing row's documents/s as a ratio to the FTS5
+//   baseline's in the same run.
 // - Development collections (Cranfield, CISI, NPL: benchmarks/ir, brought by
 //   bash scripts/get-ir-collections.sh; missing ones are named and skipped):
 //   each one's documents through SearchIndex.upsert on SQLite and PostgreSQL,
@@ -86,6 +91,11 @@ const unparsed = test.queries.filter((q) => !parsed.get(q.text).ok).map((q) => (
 const round = (x, d = 4) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const tick = () => new Promise((r) => setImmediate(r));
+/** This process's CPU time in ms (every thread: the analysis workers and SQLite's writer count; a PostgreSQL server does not). */
+const cpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
 
 async function rankWith(index, collections, limit) {
   return async (text) => {
@@ -130,20 +140,28 @@ async function importWhileSearching(index) {
       ms.push(performance.now() - t0);
     }
   })();
+  const c0 = cpuMs();
   const t0 = performance.now();
   for (let i = 0; i < docs.length; i += BATCH) await index.upsert('import', docs.slice(i, i + BATCH), Date.now());
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs() - c0;
   done = true;
   await searching;
-  return { documents: docs.length, seconds: round(seconds, 2), docsPerSecond: Math.round(docs.length / seconds), searches: ms.length, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), max: Math.max(...ms) };
+  return {
+    documents: docs.length, seconds: round(seconds, 2), docsPerSecond: Math.round(docs.length / seconds), searches: ms.length, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), max: Math.max(...ms),
+    // The searches' CPU counts too (they run in this process during the import).
+    cpuMsPerDoc: round(cpu / docs.length, 3),
+  };
 }
 
 async function benchIndex(name, open) {
   const index = await open();
   try {
+    const c0 = cpuMs();
     const t0 = performance.now();
     for (let i = 0; i < corpus.length; i += BATCH) await index.upsert('shared', corpus.slice(i, i + BATCH), Date.now());
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuMs() - c0;
     const stats = await index.stats();
     const quality = await evaluateRun(test, await rankWith(index, ['shared'], 100));
     const trainQuality = await evaluateRun(train, await rankWith(index, ['shared'], 100));
@@ -157,7 +175,7 @@ async function benchIndex(name, open) {
       train_ndcg10: round(trainQuality.ndcg10),
       train_recall100: round(trainQuality.recall100),
       latency_ms: { p50: round(lat.p50, 3), p99: round(lat.p99, 3), mean: round(lat.mean, 3), limit: 10, queries: lat.queries },
-      indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: BATCH },
+      indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: BATCH, cpu_ms_per_doc: round(cpu / corpus.length, 3) },
       index_bytes: stats.bytes,
       import_while_searching: { ...imp, p50: round(imp.p50, 3), p99: round(imp.p99, 3), max: round(imp.max, 3) },
       per_query_ndcg10: Object.fromEntries(Object.entries(quality.perQuery).map(([k, v]) => [k, round(v)])),
@@ -174,12 +192,14 @@ async function fts5Baseline(dir, tokenizer) {
   db.exec(`CREATE VIRTUAL TABLE t USING fts5(title, text${tokenizer === undefined ? '' : `, tokenize = '${tokenizer}'`})`);
   const ids = [];
   const insert = db.prepare('INSERT INTO t (rowid, title, text) VALUES (?, ?, ?)');
+  const c0 = cpuMs();
   const t0 = performance.now();
   db.transaction(() => corpus.forEach((d, i) => {
     insert.run(i + 1, d.title, d.text);
     ids.push(idOf(d.url));
   }))();
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs() - c0;
   const bytes = db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 't%'").pluck().get();
   const stmt = db.prepare('SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?').pluck();
   const words = (text) => [...new Set(text.match(/[\p{L}\p{N}]+/gu) ?? [])];
@@ -205,7 +225,7 @@ async function fts5Baseline(dir, tokenizer) {
     train_ndcg10: round(trainQuality.ndcg10),
     train_recall100: round(trainQuality.recall100),
     latency_ms: { p50: round(percentile(ms, 0.5), 3), p99: round(percentile(ms, 0.99), 3), mean: round(mean(ms), 3), limit: 10, queries: ms.length, note: 'ids only, no snippets' },
-    indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: corpus.length },
+    indexing: { documents: corpus.length, seconds: round(seconds, 2), docs_per_second: Math.round(corpus.length / seconds), batch: corpus.length, cpu_ms_per_doc: round(cpu / corpus.length, 3) },
     index_bytes: bytes,
   };
 }
@@ -292,10 +312,10 @@ const met = {
 
 const mb = (b) => (b === null || b === undefined ? '-' : (b / 1048576).toFixed(1));
 const rows = [
-  ['', 'nDCG@10', 'recall@100', 'train nDCG@10', 'p50 ms', 'p99 ms', 'docs/s', 'size MB', 'import p99 ms'],
+  ['', 'nDCG@10', 'recall@100', 'train nDCG@10', 'p50 ms', 'p99 ms', 'docs/s', 'vs FTS5', 'CPU ms/doc', 'size MB', 'import p99 ms'],
   ...results.map((r) => [
     r.backend, r.ndcg10.toFixed(4), r.recall100.toFixed(4), r.train_ndcg10.toFixed(4), r.latency_ms.p50.toFixed(2), r.latency_ms.p99.toFixed(2),
-    String(r.indexing.docs_per_second), mb(r.index_bytes), r.import_while_searching ? r.import_while_searching.p99.toFixed(1) : '-',
+    String(r.indexing.docs_per_second), (r.indexing.docs_per_second / results[0].indexing.docs_per_second).toFixed(3), r.indexing.cpu_ms_per_doc.toFixed(3), mb(r.index_bytes), r.import_while_searching ? r.import_while_searching.p99.toFixed(1) : '-',
   ]),
 ];
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -307,7 +327,7 @@ console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repea
 for (const r of rows.slice(1)) console.log(line(r));
 for (const r of results.filter((x) => x.import_while_searching !== undefined)) {
   const i = r.import_while_searching;
-  console.log(`${r.backend}: import of ${i.documents} documents in ${i.seconds} s (${i.docsPerSecond}/s) while ${i.searches} searches ran: p50 ${i.p50} ms, p99 ${i.p99} ms, max ${i.max} ms`);
+  console.log(`${r.backend}: import of ${i.documents} documents in ${i.seconds} s (${i.docsPerSecond}/s, ${i.cpuMsPerDoc} ms of CPU a document with the searches) while ${i.searches} searches ran: p50 ${i.p50} ms, p99 ${i.p99} ms, max ${i.max} ms`);
 }
 console.log(Object.entries(met).map(([k, v]) => `${k}: ${v === null ? 'n/a' : v ? 'MET' : 'MISS'}`).join(', '));
 if (missingCollections.length > 0) console.log(`\nDevelopment collections missing: ${missingCollections.join(', ')}. Run: bash scripts/get-ir-collections.sh`);
