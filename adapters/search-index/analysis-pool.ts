@@ -22,13 +22,12 @@
  *   row put the pool in-process for 30 s.
  * - `close()` ends every worker; calls after it analyse in-process.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { IndexDocument } from '../../core/search.js';
 import type { Logger } from '../../core/ports.js';
 import { latestByUrl, prepareAll, type DocumentAnalyser, type PreparedDocument } from './engine.js';
+import { workerEntry, type WorkerEntry } from '../threads/worker-entry.js';
 
 /** Main thread -> worker: documents to prepare (already checked). */
 export interface AnalysisJob {
@@ -82,16 +81,6 @@ interface Slot {
   job?: { readonly id: number; readonly job: Job };
 }
 
-function workerEntry(): { readonly source: string | URL; readonly eval: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return { source: new URL('./analysis-worker.js', here), eval: false };
-  // From the TypeScript sources (tests): the worker loads through tsx.
-  const require = createRequire(here);
-  const api = pathToFileURL(require.resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-  const worker = new URL('./analysis-worker.ts', here).href;
-  return { source: `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`, eval: true };
-}
-
 const fromWire = (w: WirePrepared): PreparedDocument => ({
   ...w,
   postings: { terms: w.postings.terms === '' ? [] : w.postings.terms.split(' '), tf: w.postings.tf, ends: w.postings.ends, positions: w.postings.positions },
@@ -104,7 +93,7 @@ export class AnalysisPool implements DocumentAnalyser {
   private readonly logger: Logger | undefined;
   private readonly testHooks: boolean;
   private readonly analyseWhileStarting: boolean;
-  private entry: ReturnType<typeof workerEntry> | undefined;
+  private entry: WorkerEntry | undefined;
   private slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -242,7 +231,7 @@ export class AnalysisPool implements DocumentAnalyser {
   }
 
   private spawn(): Slot {
-    this.entry ??= workerEntry();
+    this.entry ??= workerEntry(import.meta.url, './analysis-worker');
     const worker = new Worker(this.entry.source, { eval: this.entry.eval, workerData: { testHooks: this.testHooks } });
     worker.unref();
     this.counts.started++;
