@@ -14,7 +14,10 @@
  *
  * Writes: one transaction per call (atomic; readers are never blocked under
  * MVCC), writers of one collection serialised by a transaction-level
- * advisory lock so new documents' ids (and block appends) stay in order.
+ * advisory lock so new documents' ids (and blocks) stay in order. A call of
+ * SEGMENTS_FROM documents or more inserts each term's new entries as a
+ * segment (postings.ts segmentsOf); terms that gather small blocks are
+ * merged after the call, in the background, under the same lock.
  * Migrations run under a session advisory lock, with their own bookkeeping
  * table (search_migrations) beside the account store's.
  */
@@ -29,7 +32,7 @@ import {
   checkCollection, clean, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
-import { MergeQueue, PostingList, entriesByTerm, planAppends, planMerge, planRemovals, segmentsOf, type Entry } from './postings.js';
+import { MERGE_AFTER_MS, MergeQueue, PostingList, entriesByTerm, planAppends, planMerge, planRemovals, segmentsOf, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
 export type PostgresSearchIndexOptions = SearchOptions & {
@@ -219,6 +222,8 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
   private writing = 0;
   /** The background merge, while it runs. */
   private merging: Promise<void> | undefined;
+  /** The merge waits for MERGE_AFTER_MS without an upsert here (an import's calls are not slowed by it). */
+  private mergeTimer: ReturnType<typeof setTimeout> | undefined;
   /**
    * Concurrent lookups of the same collections (every search of one account asks for the same two: the shared
    * one and the account's) share one statement, sent after all of them asked: the batcher's next statement,
@@ -422,6 +427,7 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     const docs = latestByUrl(documents);
     if (docs.length === 0) return { indexed: 0, updated: 0 };
     this.writing++;
+    clearTimeout(this.mergeTimer);
     try {
       return await this.write(collection, docs, now);
     } finally {
@@ -502,8 +508,18 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     );
   }
 
-  /** Starts the background merge (when terms are due and no upsert is in flight here). */
+  /** Starts the background merge once MERGE_AFTER_MS have passed without an upsert here, if terms are due. */
   private mergeLater(): void {
+    clearTimeout(this.mergeTimer);
+    if (this.closed || this.merges.pending === 0) return;
+    this.mergeTimer = setTimeout(() => {
+      this.mergeTimer = undefined;
+      this.mergeNow();
+    }, MERGE_AFTER_MS);
+    this.mergeTimer.unref();
+  }
+
+  private mergeNow(): void {
     if (this.merging !== undefined || this.closed || this.writing > 0 || this.merges.pending === 0) return;
     this.merging = (async () => {
       try {
@@ -669,6 +685,7 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.mergeTimer);
     await this.merging;
     if (this.own) await this.pool.end();
   }

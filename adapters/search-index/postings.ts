@@ -519,6 +519,8 @@ export function planMerge(blocks: readonly StoredBlock[]): BlockMerge {
 
 /** Small blocks a term gathers (from writes of segments) before the merger rewrites them into full ones. */
 export const MERGE_FACTOR = 8;
+/** How long the writer must have had nothing to write before it merges (an import's calls follow each other closer than this). */
+export const MERGE_AFTER_MS = 250;
 
 /**
  * Which terms have gathered MERGE_FACTOR small blocks since their last

@@ -4,12 +4,13 @@
  * thread's (sqlite.ts writeBatch), fed in order. Consecutive parts of one
  * upsert call are written together, up to the batch size the index adapts
  * to its writeBatchMs. Each batch inserts its entries as segments (a block
- * per term, sqlite.ts insertSegments); when nothing is queued the writer
- * merges terms' small blocks into full ones, a bounded transaction at a
- * time, looking at its queue between steps.
+ * per term, sqlite.ts insertSegments); when nothing has come for
+ * MERGE_AFTER_MS the writer merges terms' small blocks into full ones, a
+ * bounded transaction at a time, looking at its queue between steps.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { yieldToLoop, type PreparedDocument } from './engine.js';
+import { MERGE_AFTER_MS } from './postings.js';
 import { openSqliteSearchWriter } from './sqlite.js';
 import { fromWriterDocument, type SqliteWriterSetup, type WriterMessage, type WriterReply } from './sqlite-writer-thread.js';
 
@@ -30,6 +31,9 @@ const calls = new Map<number, { indexed: number; updated: number; error?: string
 let offset = 0;
 let busy = false;
 let closed = false;
+/** When the last message came (merges wait for MERGE_AFTER_MS of quiet, so an import's calls are not slowed by them). */
+let lastMessage = 0;
+let mergeTimer: ReturnType<typeof setTimeout> | undefined;
 
 const reply = (m: WriterReply) => port.postMessage(m);
 const stateOf = (call: number) => {
@@ -76,7 +80,17 @@ async function drain(): Promise<void> {
   try {
     for (;;) {
       await drainQueue();
-      if (closed) return;
+      if (closed || !writer.mergesDue()) return;
+      const wait = MERGE_AFTER_MS - (performance.now() - lastMessage);
+      if (wait > 0) {
+        // Not quiet long enough: look again then (a message before it starts a drain of its own).
+        clearTimeout(mergeTimer);
+        mergeTimer = setTimeout(() => {
+          mergeTimer = undefined;
+          if (!busy) void drain();
+        }, wait + 1);
+        return;
+      }
       // Idle: merge small blocks, a bounded step at a time, until something is queued or nothing is due.
       let more = false;
       try {
@@ -135,6 +149,7 @@ async function drainQueue(): Promise<void> {
       }
     } else if (m.type === 'close') {
       closed = true;
+      clearTimeout(mergeTimer);
       await writer.close();
       reply({ call: 0, closed: true });
       port.close();
@@ -144,6 +159,7 @@ async function drainQueue(): Promise<void> {
 }
 
 port.on('message', (m: WriterMessage) => {
+  lastMessage = performance.now();
   queue.push(m);
   if (!busy) void drain();
 });

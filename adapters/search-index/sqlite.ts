@@ -21,7 +21,11 @@
  * in about `writeBatchMs` (20 ms of CPU) at the pace the last batches went
  * (between 50 and 2,000; larger batches cost less per document), or exactly
  * `writeBatch`. A call that fits in one batch is atomic; a larger one is
- * written as consecutive atomic batches, in order.
+ * written as consecutive atomic batches, in order. Calls of 16 documents or
+ * more go to the writer thread (sqlite-writer-thread.ts), whose batches
+ * insert each term's new entries as a segment of their own (postings.ts
+ * segmentsOf) and merge terms' small blocks when it is idle (mergeStep);
+ * smaller calls append to each term's last block on this connection.
  */
 import Database from 'better-sqlite3';
 import type {
@@ -503,6 +507,10 @@ class SqliteIndex implements SearchIndex, SearchStorage {
    * blocks rewritten into full ones. Searches see the blocks before or
    * after, the same entries either way. Returns whether terms are still due.
    */
+  mergesDue(): boolean {
+    return (this.merges?.pending ?? 0) > 0;
+  }
+
   mergeStep(budgetMs = this.batchMs): boolean {
     const merges = this.merges;
     if (merges === undefined || merges.pending === 0 || this.closed) return false;
@@ -675,6 +683,8 @@ export interface SqliteSearchWriter {
   writeBatch(collection: string, batch: readonly PreparedDocument[], now: number): UpsertResult & { written: number };
   /** One bounded step of merging small blocks; whether more is due. */
   mergeStep(budgetMs?: number): boolean;
+  /** Whether terms are due for a merge. */
+  mergesDue(): boolean;
   removeHere(collection: string, urls: readonly string[], now: number): Promise<number>;
   close(): Promise<void>;
 }
