@@ -22,6 +22,7 @@ const host: CliHost<Settings> = {
     return {
       processTree: processes.processTree, looksLike: processes.looksLike, parseProxies: (text) => proxies.parseProxyConfig(text), redactProxyUrl: proxies.redactProxyUrl,
       searchProviders: async () => (await import('./search.js')).providerProbes(settings),
+      remoteBrowsers: async () => (await import('./remote-browsers.js')).remoteBrowserProbes(settings),
     };
   },
 };

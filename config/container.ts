@@ -18,6 +18,7 @@ import { clientQuotaStage } from '../core/stages/client-quota.js';
 import { validateStage } from '../core/stages/validate.js';
 import type { PluginBase, PluginHost, Route } from '../core/plugin.js';
 import type { AccountStore, Clock, Logger, RateLimiter } from '../core/ports.js';
+import { createFirecrawlOperation } from '../plugins/operations/firecrawl/index.js';
 import { PluginRegistry } from '../core/registry.js';
 import type { StageKit } from '../core/stages/index.js';
 import { HttpApp } from '../adapters/http/shared/app.js';
@@ -180,13 +181,15 @@ export async function createScour(options: ScourOptions = {}): Promise<Scour> {
   const blobs = new FsBlobStore({ dataDir: settings.dataDir });
   // The scrape cache (max_age): its own directory beside the blobs, so every process on this data directory shares it.
   const pageCache = pageCacheFor(settings);
+  // Its writes go on after the scrapes answered: finished before the process ends.
+  if (pageCache !== undefined) closers.push(() => pageCache.flushed());
   // One pause book for search and research: a provider that rate-limits one is left alone by both.
   const pauseBook = { pauses, now: () => clock.now() };
   // POST /mcp: its tool calls run through the app built below (attached once it exists).
   const mcp = createMcpOperation();
   let builtins: PluginBase[];
   try {
-    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex, pageHistory), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook)];
+    builtins = options.replaceBuiltins ? [] : [...builtinPlugins, mcp.plugin, ...scrapePlugins(settings, blobs, searchIndex, pageHistory), ...searchPlugins(settings, searchIndex, pauseBook), ...researchPlugins(settings, searchIndex, blobs, pauseBook), createFirecrawlOperation({ index: searchIndex })];
   } catch (e) {
     await closeAll();
     throw e;

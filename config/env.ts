@@ -6,6 +6,8 @@
 
 import { BUILTIN_PROVIDERS, defaultBuiltinProviders, envId, providerVariables } from './providers.js';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
+import { parseBrowserEndpoints } from '../plugins/fetchers/browser/remote.js';
 import { DEFAULT_WEBHOOK_SCHEDULE_SECONDS, parseWebhookSchedule } from '../core/webhooks.js';
 import { ConfigError } from '../core/config-error.js';
 
@@ -70,6 +72,14 @@ export interface Settings {
   readonly chromiumPath: string;
   /** Pages rendering at once (the browser pool's bound). */
   readonly browserPages: number;
+  /** Remote browsers to render in instead of a local Chromium (ws:// Playwright browser servers, cdp+ws:// CDP endpoints); empty: launch Chromium here. */
+  readonly browserEndpoints: readonly string[];
+  /** The address the browser contexts' egress proxies listen on. */
+  readonly browserProxyHost: string;
+  /** The host a (remote) browser is told to reach those proxies at; undefined: browserProxyHost. */
+  readonly browserProxyAdvertisedHost: string | undefined;
+  /** The ports those proxies listen on (inclusive range); undefined: any free port. */
+  readonly browserProxyPorts: { readonly from: number; readonly to: number } | undefined;
   /** Worker threads that parse pages and run the built-in extractors (adapters/extraction-pool); 0: all in-process. */
   readonly extractionWorkers: number;
   /** How long one page's extraction may take in a worker before the worker is replaced and the page fails. */
@@ -146,6 +156,10 @@ export const DEFAULTS: Settings = {
   jobRetentionSeconds: 7 * 86_400,
   chromiumPath: '/usr/bin/chromium',
   browserPages: 4,
+  browserEndpoints: [],
+  browserProxyHost: '127.0.0.1',
+  browserProxyAdvertisedHost: undefined,
+  browserProxyPorts: undefined,
   extractionWorkers: Math.max(1, availableParallelism()),
   extractionTimeoutMs: 30_000,
   extractionInlineBelow: 4096,
@@ -198,6 +212,10 @@ export const ENV_VARS = {
   SCOUR_JOB_RETENTION: 'Seconds finished bulk, crawl and research jobs are kept (results, webhook history); then their status URL answers 404. Jobs with a webhook still being delivered are kept until it settles. Default 604800 (7 days); 0 keeps them forever.',
   SCOUR_CHROMIUM_PATH: 'Chromium for render_js. Default /usr/bin/chromium (Debian package chromium).',
   SCOUR_BROWSER_PAGES: 'Pages rendering at once (the browser pool bound; more requests wait their turn). Default 4.',
+  SCOUR_BROWSER_WS_ENDPOINT: 'Render in browsers elsewhere instead of launching Chromium here: comma-separated ws:// or wss:// endpoints of Playwright browser servers (chromium.launchServer, npx playwright run-server), or cdp+ws:// / cdp+wss:// for a CDP endpoint (Browserless). Renders go to the least busy one; one that cannot be reached is skipped and tried again after a back-off (1 s doubling to 30 s). The remote browser must reach the egress proxies (SCOUR_BROWSER_PROXY_HOST). Default none.',
+  SCOUR_BROWSER_PROXY_HOST: 'The address the browser contexts\' egress proxies listen on (every request of a rendered page goes through one, where the egress guard judges it). Default 127.0.0.1; with SCOUR_BROWSER_WS_ENDPOINT, an address the remote browsers can reach (or 0.0.0.0 with SCOUR_BROWSER_PROXY_ADVERTISED_HOST).',
+  SCOUR_BROWSER_PROXY_ADVERTISED_HOST: 'The host name or address the browser is told to reach the egress proxies at (what this machine is called on the browsers\' network). Default SCOUR_BROWSER_PROXY_HOST; required when that is 0.0.0.0 or ::.',
+  SCOUR_BROWSER_PROXY_PORTS: 'The ports the egress proxies listen on, as a range such as 41000-41099 (one port per browser context open or warm: at least 2 x SCOUR_BROWSER_PAGES + 4), so a firewall can let the browsers in there and nowhere else. Default any free port.',
   SCOUR_EXTRACTION_WORKERS: 'Worker threads that parse pages and run the built-in extractors off the main thread (0 to 64; 0: in-process, for debugging). Default: the available parallelism (cores), at least 1.',
   SCOUR_EXTRACTION_TIMEOUT: 'Seconds one page\'s extraction may take in a worker; past it the worker is replaced and the page fails with TARGET_RESPONSE_INVALID, uncharged (1 to 600). Default 30.',
   SCOUR_EXTRACTION_INLINE_BELOW: 'Pages with fewer characters of HTML than this are extracted in-process: under 4 KiB the hop to a worker costs the main thread about what the extraction would (~0.1 ms) and adds ~0.15 ms of latency (0: every page goes to a worker). Default 4096.',
@@ -304,6 +322,27 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     if (Array.isArray(parsed)) webhookSchedule = parsed;
     else issues.push(`SCOUR_WEBHOOK_SCHEDULE: ${parsed.error}`);
   }
+  const endpointsRaw = str('SCOUR_BROWSER_WS_ENDPOINT');
+  const parsedEndpoints = parseBrowserEndpoints(endpointsRaw ?? '');
+  for (const e of parsedEndpoints.errors) issues.push(`SCOUR_BROWSER_WS_ENDPOINT: ${e}`);
+  if (endpointsRaw !== undefined && parsedEndpoints.errors.length === 0 && parsedEndpoints.endpoints.length === 0) issues.push('SCOUR_BROWSER_WS_ENDPOINT is set but names no endpoint');
+  const browserProxyHost = str('SCOUR_BROWSER_PROXY_HOST') ?? DEFAULTS.browserProxyHost;
+  if (isIP(browserProxyHost) === 0) issues.push(`SCOUR_BROWSER_PROXY_HOST must be an IP address to listen on (got ${JSON.stringify(browserProxyHost)})`);
+  const advertisedHost = str('SCOUR_BROWSER_PROXY_ADVERTISED_HOST');
+  const hostName = (h: string) => h.length <= 253 && h.split('.').every((label) => /^[A-Za-z0-9-]{1,63}$/.test(label) && !label.startsWith('-') && !label.endsWith('-'));
+  if (advertisedHost !== undefined && isIP(advertisedHost) === 0 && !hostName(advertisedHost)) {
+    issues.push(`SCOUR_BROWSER_PROXY_ADVERTISED_HOST must be a host name or an IP address (got ${JSON.stringify(advertisedHost)})`);
+  }
+  if ((browserProxyHost === '0.0.0.0' || browserProxyHost === '::') && advertisedHost === undefined) issues.push(`SCOUR_BROWSER_PROXY_HOST=${browserProxyHost} listens everywhere: set SCOUR_BROWSER_PROXY_ADVERTISED_HOST to the address the browsers reach this machine at`);
+  const portsRaw = str('SCOUR_BROWSER_PROXY_PORTS');
+  let browserProxyPorts: Settings['browserProxyPorts'];
+  if (portsRaw !== undefined) {
+    const m = /^(\d{1,5})-(\d{1,5})$/.exec(portsRaw);
+    const from = Number(m?.[1]);
+    const to = Number(m?.[2]);
+    if (!m || from < 1 || to > 65_535 || from > to) issues.push(`SCOUR_BROWSER_PROXY_PORTS must be a port range such as 41000-41099 (got ${JSON.stringify(portsRaw)})`);
+    else browserProxyPorts = { from, to };
+  }
   const jobs = oneOf('SCOUR_JOBS', ['auto', 'embedded', 'queue'] as const, DEFAULTS.jobs);
   if (jobs === 'queue' && redisUrl === undefined) issues.push('SCOUR_JOBS=queue needs REDIS_URL (the BullMQ queue lives in Redis)');
   const llmBase = str('LLM_BASE_URL')?.replace(/(?<!\/)\/+$/, '');
@@ -408,6 +447,10 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
     jobRetentionSeconds: int('SCOUR_JOB_RETENTION', 0, 10 * 365 * 86_400, DEFAULTS.jobRetentionSeconds),
     chromiumPath: str('SCOUR_CHROMIUM_PATH') ?? DEFAULTS.chromiumPath,
     browserPages: int('SCOUR_BROWSER_PAGES', 1, 64, DEFAULTS.browserPages),
+    browserEndpoints: endpointsRaw === undefined ? DEFAULTS.browserEndpoints : endpointsRaw.split(',').map((x) => x.trim()).filter(Boolean),
+    browserProxyHost,
+    browserProxyAdvertisedHost: advertisedHost,
+    browserProxyPorts,
     extractionWorkers: int('SCOUR_EXTRACTION_WORKERS', 0, 64, DEFAULTS.extractionWorkers),
     extractionTimeoutMs: int('SCOUR_EXTRACTION_TIMEOUT', 1, 600, DEFAULTS.extractionTimeoutMs / 1000) * 1000,
     extractionInlineBelow: int('SCOUR_EXTRACTION_INLINE_BELOW', 0, 64 * 1024 * 1024, DEFAULTS.extractionInlineBelow),

@@ -5,6 +5,7 @@ import { systemOperation } from '../plugins/operations/system.js';
 import { playgroundOperation } from '../plugins/operations/playground/index.js';
 import { usageOperation } from '../plugins/operations/usage.js';
 import { toolsOperation } from '../plugins/operations/tools.js';
+import { tavilyOperation } from '../plugins/operations/tavily/index.js';
 import { builtinTools } from '../plugins/tools/index.js';
 
-export const builtinPlugins: readonly PluginBase[] = [systemOperation, usageOperation, adminOperation, toolsOperation, playgroundOperation, ...builtinTools];
+export const builtinPlugins: readonly PluginBase[] = [systemOperation, usageOperation, adminOperation, toolsOperation, playgroundOperation, tavilyOperation, ...builtinTools];

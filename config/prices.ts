@@ -36,6 +36,8 @@ export const PRICES = {
     extract_fields: 1,
     /** Extension: change tracking (track_changes), a read and a write of the account's page history and a diff. */
     track_changes: 1,
+    /** Extension: browser actions (actions, with render_js): +1 per request that has them; each screenshot action +3 like screenshot. */
+    actions: 1,
   },
   /** Extension: a crawl is charged per page it stores (each page a plain scrape's price; +5 rendered); a document it stores (include_documents) is one page, whatever its length. */
   crawl: {

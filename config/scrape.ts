@@ -14,6 +14,7 @@ import type { BlobStore } from '../core/ports.js';
 import type { SearchIndex } from '../core/search.js';
 import { builtinExtractors } from '../plugins/extractors/index.js';
 import { createBrowserFetcher } from '../plugins/fetchers/browser/index.js';
+import { parseBrowserEndpoints } from '../plugins/fetchers/browser/remote.js';
 import { createHttpFetcher } from '../plugins/fetchers/http/index.js';
 import { createScrapeOperation, type ScrapeOptions } from '../plugins/operations/scrape/index.js';
 import { createBulkScrapeOperation } from '../plugins/operations/scrape/bulk.js';
@@ -79,7 +80,11 @@ export function scrapePlugins(settings: Settings, blobs: BlobStore, index?: Sear
   return [
     // The fetchers reach the network through the Egress port; this is where they get the guard's implementation.
     createHttpFetcher({ ...egress, egress: nodeEgress }),
-    createBrowserFetcher({ executablePath: settings.chromiumPath, maxPages: settings.browserPages, ...egress, egress: nodeEgress }),
+    createBrowserFetcher({
+      executablePath: settings.chromiumPath, maxPages: settings.browserPages, ...egress, egress: nodeEgress,
+      remoteEndpoints: parseBrowserEndpoints(settings.browserEndpoints.join(',')).endpoints,
+      proxyListen: { host: settings.browserProxyHost, advertisedHost: settings.browserProxyAdvertisedHost, ports: settings.browserProxyPorts },
+    }),
     createConfiguredProxyProvider(proxies),
     ...builtinExtractors,
     createScrapeOperation(scrapeOptions),

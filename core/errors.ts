@@ -267,6 +267,20 @@ export class DocumentUnreadable extends Data.TaggedError('DocumentUnreadable')<{
   fields() { return { document_type: this.documentType, details: this.details }; }
 }
 
+const S_ACTION_FAILED = spec('ActionFailed', 422, 'ACTION_FAILED', 'A browser action of a scrape with actions_required failed (its selector matched nothing, its script threw, its time ran out); the rest were not run and nothing was charged. Carries action (index, type, error) and results (the actions run, the failed one last).');
+/** 422: with actions_required, an action failed; nothing is charged. */
+export class ActionFailed extends Data.TaggedError('ActionFailed')<{
+  readonly message: string;
+  readonly index: number;
+  readonly type: string;
+  readonly error: string;
+  readonly results: readonly unknown[];
+}> implements ApiFailure {
+  readonly status = S_ACTION_FAILED.status;
+  readonly code = S_ACTION_FAILED.code;
+  fields() { return { action: { index: this.index, type: this.type, error: this.error }, results: this.results }; }
+}
+
 const S_TIMEOUT = spec('TargetTimeout', 504, 'TARGET_TIMEOUT', 'The target took longer than the request timeout (default 30 s) to answer, or a wait_for element did not appear in time. Carries timeout (seconds).');
 export class TargetTimeout extends Data.TaggedError('TargetTimeout')<{ readonly message: string; readonly timeoutSeconds: number }> implements ApiFailure {
   readonly status = S_TIMEOUT.status;

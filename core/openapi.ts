@@ -79,7 +79,7 @@ export function openApiDocument(routes: readonly Route<unknown, unknown>[], info
     for (const s of [...statuses].sort()) {
       responses[String(s)] = {
         description: (byStatus.get(s) ?? ['Error']).join(' | '),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+        content: { 'application/json': { schema: r.errorShape === undefined ? { $ref: '#/components/schemas/ErrorBody' } : plain(r.errorShape.schema) } },
       };
     }
     const op: Record<string, unknown> = {

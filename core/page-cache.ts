@@ -41,6 +41,7 @@ export const CACHE_FIELDS = {
   proxy_country: 'never',
   // Browser actions (issue 29, section 1) change the page before it is read: never cached.
   actions: 'never',
+  actions_required: 'none',
   timeout: 'none',
   extract_links: 'none',
   extract_images: 'none',
@@ -132,5 +133,10 @@ export interface CachedPage {
  */
 export interface PageCache {
   get(material: string, now: number): Promise<CachedPage | undefined>;
+  /**
+   * Keep `result` (taken as it is at the call: the caller may drop it
+   * after). A scrape does not wait for the write before it answers; a get()
+   * of the same material in the same process waits for it.
+   */
   put(material: string, result: FetchResult, now: number): Promise<void>;
 }

@@ -29,6 +29,56 @@ export interface ScreenshotSpec {
   readonly selector: string | undefined;
 }
 
+/** A selector as the browser takes it: CSS, or XPath (the same rule as wait_for). */
+export interface SelectorSpec {
+  readonly kind: 'css' | 'xpath';
+  readonly selector: string;
+}
+
+/**
+ * One browser action (a scrape's `actions`, issue 29), as the browser
+ * fetcher runs it, after the page has loaded and before it is read.
+ */
+export type BrowserAction =
+  | { readonly type: 'click'; readonly selector: SelectorSpec }
+  /** Without a selector, the text is typed into the element that has the focus (after a click, say), as Firecrawl's write does. */
+  | { readonly type: 'write'; readonly selector?: SelectorSpec; readonly text: string }
+  | { readonly type: 'press'; readonly key: string }
+  /** `amount` CSS pixels down (or up). */
+  | { readonly type: 'scroll'; readonly direction: 'down' | 'up'; readonly amount: number }
+  /** To the bottom, again and again (at most maxSteps times) while the page grows. */
+  | { readonly type: 'scroll'; readonly to: 'bottom'; readonly maxSteps: number }
+  | { readonly type: 'wait'; readonly milliseconds: number }
+  /** Until an element matches (at most `milliseconds`). */
+  | { readonly type: 'wait'; readonly selector: SelectorSpec; readonly milliseconds: number }
+  | { readonly type: 'screenshot'; readonly fullPage: boolean }
+  /** The body of an async function run in the page: its JSON-serialisable return value is the action's value. */
+  | { readonly type: 'execute_javascript'; readonly script: string };
+
+export type BrowserActionType = BrowserAction['type'];
+
+/** What one action did: run in order; the first that fails is the last one run. */
+export interface ActionOutcome {
+  /** Its position in the request's `actions`. */
+  readonly index: number;
+  readonly type: BrowserActionType;
+  readonly ok: boolean;
+  /** Why it failed. */
+  readonly error?: string | undefined;
+  /** execute_javascript: the return value (absent when it returned nothing); scroll to bottom: how far it went. */
+  readonly value?: unknown;
+  /** A screenshot action's image. */
+  readonly screenshot?: Shot | undefined;
+}
+
+/** An image the browser took. */
+export interface Shot {
+  readonly data: Uint8Array;
+  readonly contentType: 'image/png' | 'image/jpeg';
+  readonly width: number;
+  readonly height: number;
+}
+
 /** A proxy chosen for one attempt. */
 export interface ProxyChoice {
   /** http://user:pass@host:port (never logged or returned). */
@@ -56,6 +106,8 @@ export interface FetchRequest {
   readonly waitFor?: { readonly kind: 'css' | 'xpath'; readonly selector: string } | undefined;
   readonly waitTimeMs?: number | undefined;
   readonly screenshot?: ScreenshotSpec | undefined;
+  /** Browser actions to run after the page loads, in order (a failed one stops the rest); the page is read after them. */
+  readonly actions?: readonly BrowserAction[] | undefined;
 }
 
 export interface FetchResult {
@@ -76,7 +128,9 @@ export interface FetchResult {
    */
   readonly bytes?: Uint8Array | undefined;
   readonly loadTimeSeconds: number;
-  readonly screenshot?: { readonly data: Uint8Array; readonly contentType: 'image/png' | 'image/jpeg'; readonly width: number; readonly height: number } | undefined;
+  readonly screenshot?: Shot | undefined;
+  /** With actions: what each one run did, in order. */
+  readonly actions?: readonly ActionOutcome[] | undefined;
 }
 
 // ---------------------------------------------------------------------------
@@ -134,6 +188,25 @@ export interface PageRequest {
   readonly max_age?: number;
   /** Compare the main content's Markdown with the account's previous scrape of the URL (the markdown field is extracted for it). */
   readonly track_changes?: boolean;
+  /** Browser actions (with render_js), as the request gives them (checked by the scrape's validation). */
+  readonly actions?: readonly ActionRequest[];
+  /** A failed action fails the read (ACTION_FAILED) instead of reading the page as it stood. */
+  readonly actions_required?: boolean;
+}
+
+/** One item of a request's `actions` (validated: the fields its type needs, none it does not take). */
+export interface ActionRequest {
+  readonly type: BrowserActionType;
+  readonly selector?: string;
+  readonly text?: string;
+  readonly key?: string;
+  readonly direction?: 'down' | 'up';
+  readonly amount?: number;
+  readonly to?: 'bottom';
+  readonly max_steps?: number;
+  readonly milliseconds?: number;
+  readonly full_page?: boolean;
+  readonly script?: string;
 }
 
 /** How far an answer is taken after its fetch: as it came, judged (a block page fails), or judged and read. */

@@ -8,7 +8,7 @@
 import type { Effect, Scope } from 'effect';
 import type { ApiFailure, ErrorSpec } from './errors.js';
 import type { RequestContext } from './context.js';
-import type { Schema, SemanticCheck } from './schema.js';
+import type { JsonSchema, Schema, SemanticCheck } from './schema.js';
 import type { StageKit } from './stages/index.js';
 import type { Metrics, RateRule } from './ports.js';
 import type { PlanId } from './accounts.js';
@@ -90,6 +90,18 @@ export interface Route<Req = unknown, Res = unknown> {
    * stream() always answers undefined.
    */
   readonly streams?: boolean;
+  /**
+   * The status and body of this route's failures, for a route that answers
+   * in another API's shape (the Tavily-compatible routes): its clients read
+   * their own error body, not the spec's. Headers stay (Retry-After, the
+   * rate-limit headers). Default: the failure's status and `errorBody`.
+   */
+  readonly errorShape?: {
+    /** The status and body of one failure. */
+    readonly of: (failure: ApiFailure, requestId: string) => { readonly status: number; readonly body: unknown };
+    /** The body's JSON Schema, for OpenAPI. */
+    readonly schema: JsonSchema;
+  };
 }
 
 /** What operation plugins get at boot to build their routes. Never used per request. */

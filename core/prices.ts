@@ -35,6 +35,8 @@ export interface Prices {
     readonly extract_fields: number;
     /** Extension: change tracking against the account's previous scrape of the URL (track_changes). */
     readonly track_changes: number;
+    /** Extension: browser actions (issue 29), once per request that has them; each screenshot action costs `screenshot` more. */
+    readonly actions: number;
   };
   /** Extension: a crawl is charged per page it stores. */
   readonly crawl: {
@@ -81,6 +83,21 @@ export interface ScrapePriceInput {
   /** The extract_fields spec (any value but undefined and false is charged). */
   readonly extract_fields?: unknown;
   readonly track_changes?: boolean;
+  /** Browser actions: priced by their number of screenshots (see actionsPrice). */
+  readonly actions?: readonly ({ readonly type?: unknown } | undefined)[];
+}
+
+/**
+ * What a request's browser actions cost: `actions` once (none: nothing),
+ * and each screenshot action at the `screenshot` price. `shots`, when
+ * given, is how many screenshots were delivered (an action not run, or a
+ * screenshot not stored, is not charged); without it, every one asked for
+ * (the hold).
+ */
+export function actionsPrice(prices: Prices, actions: ScrapePriceInput['actions'], shots?: number): number {
+  if (actions === undefined || actions.length === 0) return 0;
+  const asked = actions.filter((a) => a?.type === 'screenshot').length;
+  return prices.scrape.actions + prices.scrape.screenshot * Math.max(0, Math.min(asked, shots ?? asked));
 }
 
 export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
@@ -98,7 +115,8 @@ export function scrapePrice(prices: Prices, i: ScrapePriceInput): number {
     (i.extract_social ? p.extract_social : 0) +
     (i.extract_json ? p.extract_json : 0) +
     (i.extract_fields !== undefined && i.extract_fields !== false ? p.extract_fields : 0) +
-    (i.track_changes ? p.track_changes : 0)
+    (i.track_changes ? p.track_changes : 0) +
+    actionsPrice(prices, i.actions)
   );
 }
 
@@ -111,12 +129,13 @@ export type DeliverableOption = 'screenshot' | 'extract_links' | 'extract_images
  * page's content type (the built-in ones read HTML only) or that failed,
  * and a screenshot the browser did not take (a redirect answered as is).
  * The base price, render_js and a residential proxy are work done for any
- * page, so always charged.
+ * page, so always charged. Browser actions: their flat price always,
+ * and `actionShots` screenshots (those delivered; default: all asked for).
  */
-export function scrapeCharge(prices: Prices, i: ScrapePriceInput, undelivered: Iterable<DeliverableOption>): number {
-  const delivered: Record<string, unknown> = { ...i };
+export function scrapeCharge(prices: Prices, i: ScrapePriceInput, undelivered: Iterable<DeliverableOption>, actionShots?: number): number {
+  const delivered: Record<string, unknown> = { ...i, actions: undefined };
   for (const k of undelivered) delivered[k] = false;
-  return scrapePrice(prices, delivered as ScrapePriceInput);
+  return scrapePrice(prices, delivered as ScrapePriceInput) + actionsPrice(prices, i.actions, actionShots);
 }
 
 /** The extra credits of a PDF of which `pagesRead` pages were read: 1 per `pagesPerCredit` pages (or part) beyond the first `freePages`. */

@@ -7,7 +7,9 @@
  *
  * Checks: Node.js (the version the uWS binary is built for), the native uWS
  * binding (not its slow JS fallback), SQLite with FTS5 and the data
- * directory, Chromium (launched, one page opened, its version read),
+ * directory, Chromium (launched, one page opened, its version read), or
+ * each remote browser of SCOUR_BROWSER_WS_ENDPOINT (joined, its version
+ * read, a page asked through an egress proxy listening as configured),
  * PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, the egress
  * mode, the configured proxies, and each enabled search provider (one
  * small query each, with a short timeout; `--offline` lists them without
@@ -26,6 +28,8 @@ export interface DoctorSettings {
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
   readonly chromiumPath: string;
+  /** SCOUR_BROWSER_WS_ENDPOINT: remote browsers instead of the local Chromium (empty: none). */
+  readonly browserEndpoints: readonly string[];
   readonly allowPrivateTargets: boolean | 'loopback';
   readonly proxies: string | undefined;
 }
@@ -43,6 +47,54 @@ export interface DoctorProbes {
   readonly redactProxyUrl: (url: string) => string;
   /** The search providers this configuration enables, in priority order, each able to run one small query. */
   readonly searchProviders?: () => Promise<readonly ProviderProbe[]>;
+  /** The remote browsers of SCOUR_BROWSER_WS_ENDPOINT, each able to be joined and to render through the egress proxy. */
+  readonly remoteBrowsers?: () => Promise<readonly RemoteBrowserProbe[]>;
+}
+
+/** One remote browser (SCOUR_BROWSER_WS_ENDPOINT), as doctor checks it. */
+export interface RemoteBrowserProbe {
+  /** The endpoint without credentials or query. */
+  readonly label: string;
+  /**
+   * Join it within `timeoutMs`, open a context whose proxy is an egress proxy
+   * listening as the configuration says (refusing everything) and ask it for
+   * a page: the browser's version, and whether its request reached the proxy
+   * (the network from the browser back to Scour allows it).
+   */
+  probe(timeoutMs: number): Promise<{ readonly version: string; readonly proxyReached: boolean; readonly proxyUrl: string }>;
+}
+
+/** How long doctor waits for one remote browser. */
+export const REMOTE_BROWSER_TIMEOUT_MS = 10_000;
+
+/**
+ * One line per remote browser: joined, its version, and whether a page in it
+ * reached Scour's egress proxy (without which every render fails).
+ */
+export async function checkRemoteBrowsers(probes: Pick<DoctorProbes, 'remoteBrowsers'>): Promise<Check[]> {
+  if (probes.remoteBrowsers === undefined) return [];
+  const list = await probes.remoteBrowsers();
+  return Promise.all(list.map(async (b): Promise<Check> => {
+    const name = `Browser ${b.label}`;
+    const started = Date.now();
+    try {
+      const r = await bounded(REMOTE_BROWSER_TIMEOUT_MS + 2000, b.label, b.probe(REMOTE_BROWSER_TIMEOUT_MS));
+      if (!r.proxyReached) {
+        return {
+          name, status: 'failed',
+          detail: `joined (Chromium ${r.version}), but its page did not reach the egress proxy at ${r.proxyUrl}: every render_js request would fail`,
+          fix: 'set SCOUR_BROWSER_PROXY_HOST (and SCOUR_BROWSER_PROXY_ADVERTISED_HOST) to an address the browser can reach, and let it connect to SCOUR_BROWSER_PROXY_PORTS there (docs/configuration.md, Remote browsers)',
+        };
+      }
+      return { name, status: 'ok', detail: `Chromium ${r.version}, joined and reached the egress proxy at ${r.proxyUrl} in ${Date.now() - started} ms` };
+    } catch (e) {
+      return {
+        name, status: 'failed',
+        detail: `cannot be joined: ${message(e)} (renders go to the other endpoints; with none left render_js answers 503)`,
+        fix: 'start the browser server there (docs/configuration.md, Remote browsers), or correct SCOUR_BROWSER_WS_ENDPOINT',
+      };
+    }
+  }));
 }
 
 /** One enabled search provider, as doctor checks it. */
@@ -342,10 +394,15 @@ export async function checkProxies(settings: Pick<Settings, 'proxies'>, probes: 
 /** Every check for these settings, in the order printed. */
 export async function runChecks(settings: Settings, probes: DoctorProbes, options: { readonly offline?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [checkNode(), await checkUws(settings), await checkSqlite(settings)];
-  const [chromium, postgres, redis, proxies, providers] = await Promise.all([
-    checkChromium(settings, probes), checkPostgres(settings), checkRedis(settings), checkProxies(settings, probes), checkSearchProviders(probes, options.offline === true),
+  const remote = settings.browserEndpoints.length > 0;
+  const [chromium, postgres, redis, proxies, providers, browsers] = await Promise.all([
+    remote
+      ? Promise.resolve<Check>({ name: 'Chromium', status: 'skipped', detail: `render_js uses the remote browsers of SCOUR_BROWSER_WS_ENDPOINT (${settings.browserEndpoints.length}), checked below` })
+      : checkChromium(settings, probes),
+    checkPostgres(settings), checkRedis(settings), checkProxies(settings, probes), checkSearchProviders(probes, options.offline === true),
+    remote ? checkRemoteBrowsers(probes) : Promise.resolve([]),
   ]);
-  checks.push(chromium, postgres, redis, checkEgress(settings), proxies, ...providers);
+  checks.push(chromium, ...browsers, postgres, redis, checkEgress(settings), proxies, ...providers);
   return checks;
 }
 

@@ -295,6 +295,27 @@ export interface ScrapeRequest {
    * Extension: compare the main content (as Markdown) with this account's previous tracked scrape of the URL: changes.status new, same (white space aside) or changed, with a unified diff. +1 credit.
    */
   track_changes?: boolean;
+  /**
+   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions-click-write-scroll-script).
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  actions?: Array<
+    | {type: "click"; selector: string}
+    | {type: "write"; selector?: string; text: string}
+    | {type: "press"; key: string}
+    | {type: "scroll"; direction?: "down" | "up"; amount?: number}
+    | {type: "scroll"; to: "bottom"; max_steps?: number}
+    | {type: "wait"; milliseconds: number}
+    | {type: "wait"; selector: string; milliseconds?: number}
+    | {type: "screenshot"; full_page?: boolean}
+    | {type: "execute_javascript"; script: string}
+  >;
+  /**
+   * Extension: with actions, a failed action fails the scrape (422 ACTION_FAILED, not charged) instead of reading the page as it stood.
+   */
+  actions_required?: boolean;
 }
 
 /** Answer 200 of POST /v1/scrape. */
@@ -363,7 +384,35 @@ export interface ScrapeResponse {
   screenshot_url?: string;
   screenshot_expires_at?: string;
   /**
-   * What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).
+   * Extension: with actions, what each one did.
+   */
+  actions?: {
+    /**
+     * The actions run, in order: all of them, or up to the first that failed.
+     */
+    results: {
+      /**
+       * The action's position in the request's actions.
+       */
+      index: number;
+      type: string;
+      ok: boolean;
+      /**
+       * Why it failed; the actions after it were not run.
+       */
+      error?: string;
+      /**
+       * execute_javascript: its return value; screenshot: its URL; scroll to bottom: { steps, height }.
+       */
+      value?: unknown;
+    }[];
+    /**
+     * The screenshot actions' images, in order (expiring like screenshot_url).
+     */
+    screenshots: string[];
+  };
+  /**
+   * What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot, or a screenshot action's, is not charged).
    */
   warnings?: {
     code: string;
@@ -596,6 +645,27 @@ export interface BulkScrapeRequest {
    * Extension: seconds (0 to 2592000). When this account fetched the same URL with the same fetch options at most this long ago, answer from the stored copy without fetching (cache.hit, cache.age); render_js and screenshot are then not charged. Never with cookies, custom_headers or a proxy (docs/scrape.md#cache-max_age).
    */
   max_age?: number;
+  /**
+   * Extension: with render_js, browser actions run in order after the page loads (click, write, press, scroll, wait, screenshot, execute_javascript); the page is read after the last one. A failed action stops the rest and is reported in actions.results. +1 credit; each screenshot action +3 (docs/scrape.md#actions-click-write-scroll-script).
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  actions?: Array<
+    | {type: "click"; selector: string}
+    | {type: "write"; selector?: string; text: string}
+    | {type: "press"; key: string}
+    | {type: "scroll"; direction?: "down" | "up"; amount?: number}
+    | {type: "scroll"; to: "bottom"; max_steps?: number}
+    | {type: "wait"; milliseconds: number}
+    | {type: "wait"; selector: string; milliseconds?: number}
+    | {type: "screenshot"; full_page?: boolean}
+    | {type: "execute_javascript"; script: string}
+  >;
+  /**
+   * Extension: with actions, a failed action fails the scrape (422 ACTION_FAILED, not charged) instead of reading the page as it stood.
+   */
+  actions_required?: boolean;
   /**
    * URLs scraped at once. Default and bound: the plan's scrape concurrency, at most 16.
    */

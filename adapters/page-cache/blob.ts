@@ -42,6 +42,8 @@ export class BlobPageCache implements PageCache {
   /** The directory's size as this process knows it (its last trim, plus what it wrote since); undefined before the first trim. */
   private bytes: number | undefined;
   private trimming: Promise<void> | undefined;
+  /** Writes not finished yet, by blob key: a read of the same entry waits for its write (the scrape answers before it ends). */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(private readonly options: BlobPageCacheOptions) {
     this.dir = join(options.dataDir, 'page-cache');
@@ -49,7 +51,9 @@ export class BlobPageCache implements PageCache {
   }
 
   async get(material: string, now: number): Promise<CachedPage | undefined> {
-    const blob = await this.blobs.get(keyOf(material), now);
+    const key = keyOf(material);
+    await this.writing.get(key);
+    const blob = await this.blobs.get(key, now);
     if (blob === undefined || blob.contentType !== CONTENT_TYPE) return undefined;
     let entry: Entry;
     try {
@@ -61,11 +65,34 @@ export class BlobPageCache implements PageCache {
     return { result: entry.result, storedAt: entry.storedAt };
   }
 
-  async put(material: string, result: FetchResult, now: number): Promise<void> {
+  /**
+   * The answer is packed at once (so a caller may change or drop it right
+   * after the call); the write then goes on its own, and a get() of the same
+   * entry in this process waits for it. Never rejects (best effort).
+   */
+  put(material: string, result: FetchResult, now: number): Promise<void> {
     const entry: Entry = { v: 1, material, storedAt: now, result: plain(result) };
     const data = this.packr.pack(entry);
-    if (data.length > this.options.maxBytes) return;
-    await this.blobs.put(keyOf(material), data, { contentType: CONTENT_TYPE, expiresAt: now + this.options.ttlMs });
+    if (data.length > this.options.maxBytes) return Promise.resolve();
+    const key = keyOf(material);
+    const prior = this.writing.get(key);
+    const write: Promise<void> = (async () => {
+      await prior;
+      await this.write(key, data, now);
+    })().catch(() => undefined).finally(() => {
+      if (this.writing.get(key) === write) this.writing.delete(key);
+    });
+    this.writing.set(key, write);
+    return write;
+  }
+
+  /** Writes still under way (shutdown, tests). */
+  flushed(): Promise<void> {
+    return Promise.all([...this.writing.values()]).then(() => undefined);
+  }
+
+  private async write(key: string, data: Uint8Array, now: number): Promise<void> {
+    await this.blobs.put(key, data, { contentType: CONTENT_TYPE, expiresAt: now + this.options.ttlMs });
     if (this.bytes === undefined) await this.trim(now);
     else {
       this.bytes += data.length;

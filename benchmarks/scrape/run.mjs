@@ -33,6 +33,17 @@
 // Its own settings: BENCH_PHASE_RENDERS, BENCH_PHASE_WARMUP,
 // BENCH_THROUGHPUT_RENDERS, BENCH_THROUGHPUT_SMALL (see render-phases.mjs).
 //
+// Part 4, a render through the API beside the fetcher in process (issue 29):
+// render-latency.mjs in a child process: a tiny loopback page (one image,
+// one inline script) rendered warm one at a time, back to back, through a
+// fresh built server (POST /v1/scrape render_js) and by the browser fetcher
+// in process, taking turns in the same run (and, with BENCH_LATENCY_REMOTE=1,
+// the default, through a server rendering in a Playwright browser server on
+// loopback), back to back and 500 ms apart: p50/p95 of each, their ratio,
+// the load average. BENCH_LATENCY=0 skips it; its settings:
+// BENCH_LATENCY_RENDERS, BENCH_LATENCY_WARMUP, BENCH_LATENCY_BLOCK,
+// BENCH_LATENCY_GAPS (see render-latency.mjs).
+//
 // Prints markdown tables and MET/MISS lines, writes benchmarks/results/scrape.json.
 // Everything it starts (target site, server, crawler, temp dirs) is removed
 // on the way out, also on failure and on Ctrl-C.
@@ -61,6 +72,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { allProcs, chromiumKinds, isChromium, pssBytes, rssBytes, serverProcesses } from './procs.mjs';
 import { renderPhaseTables } from './render-phases.mjs';
+import { renderLatencyTable } from './render-latency.mjs';
 import { startStaticSite } from './static-site.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -82,6 +94,7 @@ const BROWSER_PAGES = int('BENCH_BROWSER_PAGES', 8, 1);
 const DATA_DIR = process.env.BENCH_DATA ?? join(root, '..', 'shared', 'data', 'extraction', 'zyte-article-benchmark');
 const DNS = process.env.BENCH_DNS ?? 'offline';
 const PHASES = process.env.BENCH_PHASES !== '0';
+const LATENCY = process.env.BENCH_LATENCY !== '0';
 if (DNS !== 'offline' && DNS !== 'system') {
   console.error('BENCH_DNS must be offline or system');
   process.exit(2);
@@ -130,6 +143,7 @@ let site;
 let scour; // { child, pid, log() }
 let cheerioChild;
 let phasesChild;
+let latencyChild;
 let sampler;
 const markers = new Set();
 /** Chromium processes seen in the server's tree or carrying its marker: pid -> start time. */
@@ -168,6 +182,7 @@ function cleanup() {
     if (cheerioChild && cheerioChild.exitCode === null) cheerioChild.kill('SIGKILL');
     // The phases child stops its fetchers on SIGTERM's way out only if it gets the chance; its Chromium goes below anyway.
     if (phasesChild && phasesChild.exitCode === null) phasesChild.kill('SIGKILL');
+    if (latencyChild && latencyChild.exitCode === null) latencyChild.kill('SIGTERM');
     await stopScour(15_000).catch(() => undefined);
     // Whatever the server left of its Chromium pool goes too (by pid, only processes of this run).
     for (const p of chromiumStillAlive()) {
@@ -374,6 +389,27 @@ function runCheerio(urls, warmUrls, concurrency) {
   });
 }
 
+/** Part 4: render-latency.mjs in its own process (it starts its own servers), its result by IPC. */
+function runLatency() {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(root, 'benchmarks/scrape/render-latency.mjs'), [], { cwd: root, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    latencyChild = child;
+    let out = '';
+    child.stdout.on('data', (d) => { out = (out + d).slice(-20_000); });
+    child.stderr.on('data', (d) => { out = (out + d).slice(-20_000); });
+    let answered = false;
+    child.once('message', (m) => {
+      answered = true;
+      if (m.ok) resolve(m.result);
+      else reject(new Error(`render latency failed: ${m.error}\n${out}`));
+    });
+    child.once('exit', (code, signal) => {
+      latencyChild = undefined;
+      if (!answered) reject(new Error(`render latency exited (${code ?? signal}) without an answer:\n${out}`));
+    });
+  });
+}
+
 /** Part 3: render-phases.mjs in its own process (offline DNS stub as the server had), its result by IPC. */
 function runPhases() {
   const execArgv = DNS === 'offline' ? ['--import', join(root, 'benchmarks/scrape/offline-dns.mjs')] : [];
@@ -510,6 +546,15 @@ try {
     console.log(`part 3  small page one at a time: p50 ${f0(l?.latency.p50_ms)} -> ${f0(n?.latency.p50_ms)} ms, p99 ${f0(l?.latency.p99_ms)} -> ${f0(n?.latency.p99_ms)} ms; Zyte at ${RENDER_CONCURRENCY} in flight ${l?.throughput?.per_s.toFixed(2)} -> ${n?.throughput?.per_s.toFixed(2)} renders/s`);
   }
 
+  // ---- Part 4: a render through the API beside the fetcher in process ----
+  let latency;
+  if (LATENCY) {
+    if (interrupted) throw new Error('interrupted');
+    console.log('part 4  a tiny page through the API and in process, one at a time...');
+    latency = await runLatency();
+    for (const m of latency.modes) console.log(`part 4  warm p50, ${m.gap_ms ? `${m.gap_ms} ms apart` : 'back to back'}: API ${f0(m.api.p50_ms)} ms, in process ${f0(m.in_process.p50_ms)} ms (${m.ratio_api_vs_in_process_p50.toFixed(2)}x)${m.api_remote ? `, API with a remote browser ${f0(m.api_remote.p50_ms)} ms` : ''}`);
+  }
+
   const scourErrors = scourStatic.errors + render.errors;
   const met = {
     'no Chromium process leaked': leaked.length === 0 && !stopped.killed,
@@ -525,6 +570,7 @@ try {
     met['flat memory: Chromium PSS after the loaded parts within +15% (or +64 MiB) of before'] = grew <= Math.max(64 * 1024 * 1024, 0.15 * n.memory.before.chromium);
     met['0 Chromium processes after stop() (part 3, both configurations)'] = Object.values(phases.modes).every((x) => x.stop?.chromium_left === 0);
   }
+  for (const m of latency?.modes ?? []) met[`render, tiny loopback page, warm, one at a time (${m.gap_ms ? `${m.gap_ms} ms apart` : 'back to back'}), through the API: p50 < 250 ms`] = m.api.p50_ms < 250;
 
   // ---- Report ----
   const avg = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / Math.max(1, xs.length);
@@ -581,6 +627,7 @@ try {
       for (const k of ['throughput', 'throughput_small']) for (const e of x[k]?.errors ?? []) errorLines.push(`error (part 3, ${m}, ${k}) x${e.count}: ${e.kind}`);
     }
   }
+  if (latency) lines.push('## Part 4: a render through the API beside the browser fetcher in process, same run', '', renderLatencyTable(latency));
   if (errorLines.length) lines.push(...errorLines, '');
   lines.push(...Object.entries(met).map(([k, v]) => `${v ? 'MET ' : 'MISS'}  ${k}`));
   console.log(lines.join('\n'));
@@ -615,6 +662,7 @@ try {
       shutdown: { code: stopped.code, signal: stopped.signal, ms: Math.round(stopped.ms), sigkilled: stopped.killed },
     },
     render_phases: phases ?? null,
+    render_latency: latency ?? null,
     targets: met,
   };
   mkdirSync(join(root, 'benchmarks/results'), { recursive: true });

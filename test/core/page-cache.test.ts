@@ -50,7 +50,7 @@ describe('the scrape cache key', () => {
     ['custom_headers', { custom_headers: { 'x-a': 'b' } }],
     ['proxy_type', { proxy_type: 'datacenter' as const }],
     ['proxy_country', { proxy_country: 'DE' }],
-    ['actions', { actions: [{ type: 'click', selector: 'button' }] }],
+    ['actions', { actions: [{ type: 'click' as const, selector: 'button' }] }],
   ])('a request with %s is never cached', (field, extra) => {
     expect(uncacheableField({ url: URL_A, ...extra })).toBe(field);
     expect(cacheKeyMaterial('a', { url: URL_A, ...extra })).toBeUndefined();

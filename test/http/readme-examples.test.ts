@@ -71,9 +71,11 @@ const MIN_EXAMPLES: Readonly<Record<string, number>> = {
   'docs/crawl.md': 1,
   'docs/map.md': 1,
   'docs/developer-tools.md': 16,
+  'docs/firecrawl.md': 1,
   'docs/research.md': 1,
   'docs/scrape.md': 1,
   'docs/search.md': 5,
+  'docs/tavily.md': 2,
   'docs/writing-plugins.md': 1,
 };
 const ADMIN = 'readme-examples-admin-token-0123456789';
@@ -397,6 +399,8 @@ describe('the curl examples of the README and docs/ against a live server', () =
     'docs/bulk-and-webhooks.md › Bulk scrape › POST /v1/scrape/bulk #2': [['https://example.com/a', `${siteUrl}/a`], ['https://example.com/b', `${siteUrl}/b`], ['https://hooks.example.org/scour', bulkHooks.url]],
     'docs/writing-plugins.md › Custom extractors › POST /v1/scrape': [['https://shop.example/product/42', `${siteUrl}/product/42`]],
     'docs/clients.md › MCP › POST /mcp': [['https://example.com/article', `${siteUrl}/article`]],
+    'docs/tavily.md › Extract › POST /tavily/extract': [['https://example.com/article', `${siteUrl}/article`], ['https://example.com/press', `${siteUrl}/press`]],
+    'docs/firecrawl.md › Firecrawl compatibility › POST /firecrawl/v2/scrape': [['https://example.com/article', `${siteUrl}/article`]],
   });
 
   /** Work an example needs done before it runs (a job it reads must have ended). */

@@ -566,8 +566,8 @@ export class HttpApp {
   reject(inbound: Inbound, failure: ApiFailure, sink: Sink, route?: CompiledRoute, close = false): void {
     const id = this.opts.ids.next();
     const t0 = performance.now();
-    this.sendFailure(failure, id, wantsMsgpack(inbound.headers.accept), NO_HEADERS, inbound, route, sink, close);
-    this.opts.metrics.observe(route?.key ?? 'unmatched', failure.status, (performance.now() - t0) / 1000);
+    const status = this.sendFailure(failure, id, wantsMsgpack(inbound.headers.accept), NO_HEADERS, inbound, route, sink, close);
+    this.opts.metrics.observe(route?.key ?? 'unmatched', status, (performance.now() - t0) / 1000);
   }
 
   /**
@@ -759,8 +759,7 @@ export class HttpApp {
       this.sendSuccess(compiled, exit.value, requestId, msgpack, reply.headers, inbound, sink, this.draining, alt);
     } else {
       const failure = this.failureOf(exit.cause, compiled, requestId);
-      status = failure.status;
-      this.sendFailure(failure, requestId, msgpack, reply.headers, inbound, compiled, sink, this.draining);
+      status = this.sendFailure(failure, requestId, msgpack, reply.headers, inbound, compiled, sink, this.draining);
     }
     const seconds = (performance.now() - t0) / 1000;
     this.opts.metrics.observe(compiled.key, status, seconds);
@@ -922,13 +921,17 @@ export class HttpApp {
 
   private sendFailure(
     failure: ApiFailure, requestId: string, msgpack: boolean, extra: readonly string[], inbound: Inbound, route: CompiledRoute | undefined, sink: Sink, close: boolean,
-  ): void {
-    const body = errorBody(failure, requestId, new Date(this.opts.clock.now()));
+  ): number {
+    // A route in another API's shape answers its failures in that shape (Route.errorShape).
+    const shaped = route?.route.errorShape?.of(failure, requestId);
+    const body = shaped === undefined ? errorBody(failure, requestId, new Date(this.opts.clock.now())) : shaped.body;
     const headers = ['content-type', msgpack ? MSGPACK_TYPE : JSON_TYPE, 'x-request-id', requestId];
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
     const more = failure.headers?.();
     if (more) for (const k in more) headers.push(k, more[k]!);
-    this.deliver(failure.status, headers, this.encode(body, msgpack), close, inbound, route, sink);
+    const status = shaped?.status ?? failure.status;
+    this.deliver(status, headers, this.encode(body, msgpack), close, inbound, route, sink);
+    return status;
   }
 
   /**

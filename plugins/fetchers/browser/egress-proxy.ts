@@ -26,9 +26,25 @@ import { addressVerdict, stripZone } from '../../../core/egress.js';
 import { isApiFailure } from '../../../core/errors.js';
 import type { Egress, GuardedPolicy } from '../../../core/ports.js';
 
+/**
+ * Where a proxy listens and how the browser is told to reach it. The
+ * default, loopback on any free port, is right for a browser on this
+ * machine; a remote browser (SCOUR_BROWSER_WS_ENDPOINT) needs an address it
+ * can reach, and a firewall is easier to write for a fixed range of ports.
+ */
+export interface ProxyListen {
+  /** The address listened on. Default 127.0.0.1. */
+  readonly host?: string;
+  /** The host written into the proxy URL the browser gets. Default: `host`. */
+  readonly advertisedHost?: string;
+  /** Listen on a free port of this range (inclusive); default any free port. */
+  readonly ports?: { readonly from: number; readonly to: number };
+}
+
 interface CommonOptions {
   /** Bound of one outbound connect (the fetch's own bound closes the proxy anyway). */
   readonly connectTimeoutMs?: number;
+  readonly listen?: ProxyListen;
 }
 
 /** What a proxy serving one fetch applies. */
@@ -67,7 +83,7 @@ export interface EgressOutcome {
 }
 
 export interface EgressProxy {
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port> (or the advertised host, see ProxyListen) */
   readonly url: string;
   /** Value of the `x-scour-egress` header on responses the proxy made itself (a target cannot guess it). */
   readonly token: string;
@@ -358,17 +374,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
   server.on('clientError', (_e, s: net.Socket) => s.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const listenHost = options.listen?.host ?? '127.0.0.1';
+  const advertised = options.listen?.advertisedHost ?? listenHost;
+  await listenOn(server, listenHost, options.listen?.ports);
   const { port } = server.address() as net.AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${net.isIPv6(advertised) ? `[${advertised}]` : advertised}:${port}`,
     token,
     outcomeFor(targetUrl) {
       try {
@@ -396,4 +408,27 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       });
     },
   };
+}
+
+/** Listen on `host`, on any free port or on a free one of `ports` (tried from a random place in the range). */
+async function listenOn(server: http.Server, host: string, ports: ProxyListen['ports']): Promise<void> {
+  const attempt = (port: number) => new Promise<void>((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  if (!ports) return attempt(0);
+  const span = ports.to - ports.from + 1;
+  const first = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i++) {
+    try {
+      return await attempt(ports.from + ((first + i) % span));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    }
+  }
+  throw new Error(`no free port for the browser's egress proxy in ${ports.from}-${ports.to} on ${host}`);
 }

@@ -1,5 +1,5 @@
 /**
- * The browser fetcher (render_js, wait_for, screenshots): Crawlee's
+ * The browser fetcher (render_js, wait_for, screenshots, actions: see actions.ts): Crawlee's
  * BrowserPool driving Chromium through Playwright, one fresh incognito
  * context per fetch, a bounded number of pages at once, and every byte the
  * browser sends routed through the fetch's own egress proxy (egress-proxy.ts)
@@ -22,6 +22,12 @@
  * and at most maxPages are closing at once (a fetch waits for room first);
  * the warm pool holds at most prewarmContexts more. stop() closes the pool
  * and then makes sure, by pid, that no Chromium process of it is left.
+ *
+ * Remote browsers (remoteEndpoints, remote.ts): the pages come from browsers
+ * joined over a WebSocket instead of Crawlee's local pool; everything else
+ * (fresh contexts, warm pool, egress proxies, settle, reading) is the same.
+ * Their proxies then listen where proxyListen says, for the remote browser
+ * to reach them; stop() disconnects and leaves the browsers running.
  */
 import { existsSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
@@ -38,10 +44,12 @@ import type { ApiFailure } from '../../../core/errors.js';
 import { abortable } from '../../../core/abort.js';
 import type { Egress, Resolver } from '../../../core/ports.js';
 import { checkTargetUrl } from '../../../core/egress.js';
-import { EGRESS_HEADER, startEgressProxy, type EgressProxy } from './egress-proxy.js';
+import { EGRESS_HEADER, startEgressProxy, type EgressProxy, type ProxyListen } from './egress-proxy.js';
 import { imageSize } from './image-size.js';
 import { looksLike, processTree } from './processes.js';
 import { NetworkTracker } from './settle.js';
+import { runActions } from './actions.js';
+import { RemotePool, type RemoteEndpoint } from './remote.js';
 import { PhaseClock, type RenderTiming } from './timing.js';
 import { WarmPool, type Fresh } from './warm-pool.js';
 
@@ -49,6 +57,11 @@ export { RENDER_PHASES, type RenderPhase, type RenderTiming } from './timing.js'
 
 /** The 'load' settle rule: how long to wait for the load event once the document is in (then the page is taken as it is). */
 const LOAD_WAIT_MS = 10_000;
+
+/** Of a render with actions, the time kept for reading the page after them (at most a fifth of the timeout). */
+const ACTIONS_READ_RESERVE_MS = 3_000;
+/** A screenshot action's settings when the request asks for no screenshot of its own (the viewport's size). */
+const ACTION_SHOT: ScreenshotSpec = { fullPage: false, width: 1280, height: 800, format: 'png', quality: undefined, selector: undefined };
 
 /** What a page never needs for its HTML: not fetched unless a screenshot will show it (CDP Fetch resource types). */
 const BLOCKED_TYPES = ['Image', 'Font', 'Media'] as const;
@@ -115,6 +128,17 @@ export interface BrowserFetcherOptions {
   readonly leanBrowser?: boolean;
   /** Called once per render, after its page is released, with where the time went (benchmarks, metrics). */
   readonly onTiming?: (timing: RenderTiming) => void;
+  /**
+   * Browsers elsewhere to render in instead of launching Chromium here
+   * (SCOUR_BROWSER_WS_ENDPOINT; parse with parseBrowserEndpoints in
+   * remote.ts). The launch options above (executablePath, extraArgs,
+   * leanBrowser, the pool's browser counts) do not apply to them.
+   */
+  readonly remoteEndpoints?: readonly RemoteEndpoint[];
+  /** Bound of joining one remote browser. Default 10 s. */
+  readonly remoteConnectTimeoutMs?: number;
+  /** Where the contexts' egress proxies listen and how the browser reaches them (a remote browser must). Default loopback, any port. */
+  readonly proxyListen?: ProxyListen;
 }
 
 export interface BrowserFetcherStats {
@@ -236,8 +260,16 @@ function loadPoolModule() {
   return poolModule;
 }
 
-/** What this fetcher uses of Crawlee's BrowserPool (its generics do not survive our option object). */
+/** Where the fetcher's pages come from: Crawlee's BrowserPool (a local Chromium) or the remote browsers (remote.ts). */
 interface Pool {
+  newPage(options: { pageOptions: Record<string, unknown> }): Promise<unknown>;
+  destroy(): Promise<void>;
+  /** Browsers running (starting, active, or retired and draining), or joined. */
+  browsers(): number;
+}
+
+/** What this fetcher uses of Crawlee's BrowserPool (its generics do not survive our option object). */
+interface CrawleePool {
   newPage(options: { pageOptions: Record<string, unknown> }): Promise<unknown>;
   destroy(): Promise<void>;
   on(event: 'browserLaunched', listener: () => void): unknown;
@@ -399,6 +431,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const crashDir = join(tmpdir(), marker);
   const exeName = basename(executablePath);
   const policy = { allowPrivate: options.allowPrivate, allowAddress: options.allowAddress, resolver: options.resolver };
+  const remote = options.remoteEndpoints !== undefined && options.remoteEndpoints.length > 0 ? options.remoteEndpoints : undefined;
+  const listen = options.proxyListen;
 
   interface Running { readonly pool: Pool; readonly denyProxy: EgressProxy; readonly warm: WarmPool<Lease> }
   let poolPromise: Promise<Running> | undefined;
@@ -415,6 +449,24 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   const ensurePool = (): Promise<Running> => {
     if (poolPromise) return poolPromise;
     if (stopped) return Promise.reject(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
+    if (remote) {
+      const created = (async () => {
+        const { chromium } = await loadPoolModule();
+        const denyProxy = await startEgressProxy({ policy: 'deny', listen });
+        const remotes = new RemotePool({
+          endpoints: remote, chromium, connectTimeoutMs: options.remoteConnectTimeoutMs,
+          prepare: (browser, pageOptions) => defaultUserAgentHook('', { browser }, pageOptions),
+        });
+        const pool: Pool = { newPage: (o) => remotes.newPage(o), destroy: () => remotes.destroy(), browsers: () => remotes.connected };
+        currentPool = pool;
+        const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
+        currentWarm = warm;
+        return { pool, denyProxy, warm };
+      })();
+      created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
+      poolPromise = created;
+      return created;
+    }
     // Without Chromium the service still runs; render_js alone is unavailable, and says why.
     if (!existsSync(executablePath)) {
       return Promise.reject(new ServiceUnavailable({
@@ -429,7 +481,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       // requests go nowhere.
       const denyProxy = await startEgressProxy({ policy: 'deny' });
       const launchProxy = { server: denyProxy.url, bypass: '<-loopback>' };
-      const pool = new mod.BrowserPool({
+      const crawlee = new mod.BrowserPool({
         browserPlugins: [
           new mod.PlaywrightPlugin(chromium, {
             useIncognitoPages: true,
@@ -457,11 +509,12 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         // (Crawlee's default claims Chrome 107 on macOS, which contradicts the
         // client hints Chromium sends).
         prePageCreateHooks: [defaultUserAgentHook as never],
-      }) as unknown as Pool;
-      currentPool = pool;
-      pool.on('browserLaunched', () => {
+      }) as unknown as CrawleePool;
+      crawlee.on('browserLaunched', () => {
         for (const pid of processTree(marker)) knownPids.add(pid);
       });
+      const pool: Pool = { newPage: (o) => crawlee.newPage(o), destroy: () => crawlee.destroy(), browsers: () => countBrowsers(crawlee) };
+      currentPool = pool;
       const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
       currentWarm = warm;
       return { pool, denyProxy, warm };
@@ -471,7 +524,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     return created;
   };
 
-  const countBrowsers = (pool: Pool): number =>
+  const countBrowsers = (pool: CrawleePool): number =>
     pool.startingBrowserControllers.size + pool.activeBrowserControllers.size + pool.retiredBrowserControllers.size;
 
   /**
@@ -480,7 +533,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
    * agent, or nothing warm at hand).
    */
   async function createLease(pool: Pool, userAgent: string | undefined): Promise<Lease> {
-    const proxy = await startEgressProxy({ policy: 'unbound' });
+    const proxy = await startEgressProxy({ policy: 'unbound', listen });
     let page: Page | undefined;
     try {
       page = (await pool.newPage({
@@ -659,7 +712,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         setup.push(context.addCookies(cookies.map(([name, value]) => ({ name, value, url: `${origin}/` }))));
       }
       // A screenshot shows images and fonts (and a video's poster); without one they cannot change the HTML.
-      if (blockResources && req.screenshot) setup.push(lease.unblock());
+      if (blockResources && (req.screenshot || req.actions?.some((a) => a.type === 'screenshot'))) setup.push(lease.unblock());
       await step(Promise.all(setup), signal);
 
       // The main frame's document: the last navigation request, and its response.
@@ -723,7 +776,23 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         return { url: req.url, finalUrl: url, statusCode: status, headers, contentType: headers['content-type'] ?? '', body: '', loadTimeSeconds: round((performance.now() - started) / 1000, 3) };
       }
       if (navError !== undefined) throw refusedRedirect(nav.response) ?? navFailure(navError, nav.url, proxy, timeoutSeconds);
-      await checkMainResponse(nav.response, nav.url, proxy);
+      // The quiet period counts from DOM ready: it runs while the main response is checked (its headers
+      // can take a round trip to the browser), and ends with the check's failure if there is one.
+      const settleCtl = new AbortController();
+      const onAbortSettle = () => settleCtl.abort(signal.reason);
+      signal.addEventListener('abort', onAbortSettle, { once: true });
+      const quiet = !req.waitFor && settleRule === 'quiet'
+        ? network.quiet(networkQuietMs, settleMaxMs < remaining() ? settleMaxMs : Number.POSITIVE_INFINITY, settleCtl.signal)
+        : undefined;
+      const settled = () => signal.removeEventListener('abort', onAbortSettle);
+      if (quiet) quiet.then(settled, settled);
+      else settled();
+      try {
+        await checkMainResponse(nav.response, nav.url, proxy);
+      } catch (e) {
+        settleCtl.abort(e);
+        throw e;
+      }
 
       // What the page is read after: the element wait_for names; else (by the
       // 'quiet' rule) DOM ready plus networkQuietMs without a request in flight,
@@ -745,8 +814,8 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           throw e;
         }
       } else {
-        if (settleRule === 'quiet') {
-          await network.quiet(networkQuietMs, settleMaxMs < remaining() ? settleMaxMs : Number.POSITIVE_INFINITY, signal);
+        if (quiet) {
+          await step(quiet, signal);
         } else if (req.waitTimeMs === undefined && networkIdleMs > 0) {
           await step(page.waitForLoadState('networkidle', { timeout: Math.min(networkIdleMs, remaining()) }), signal).catch((e: unknown) => {
             if (signal.aborted) throw e;
@@ -757,19 +826,30 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           await step(page.waitForTimeout(Math.min(req.waitTimeMs, Math.max(0, remaining() - 100))), signal);
         }
       }
+      // Browser actions (actions.ts), within the request's time less what reading the page needs.
+      const actions = req.actions !== undefined && req.actions.length > 0
+        ? await runActions(req.actions, {
+          page, cdp, network, signal,
+          deadline: deadline - Math.min(ACTIONS_READ_RESERVE_MS, req.timeoutMs / 5),
+          screenshot: (fullPage, left) => capture(page, { ...(req.screenshot ?? ACTION_SHOT), fullPage, selector: undefined }, left, maxShotHeight),
+        })
+        : undefined;
       clock.enter('content');
       // A script may have navigated since: judge where the page ended up.
       const finalUrl = page.url();
       if (finalUrl.startsWith('chrome-error:')) throw navFailure(new Error('the page navigated to an error page'), nav.url, proxy, timeoutSeconds);
       await checkMainResponse(nav.response, nav.url, proxy);
+      const response = nav.response;
+      if (!response) throw new TargetUnreachable({ message: 'The target could not be reached', details: 'the page has no main document response' });
+      // The headers (a round trip to the browser at most) are asked for while the DOM is read.
+      const allHeaders = response.allHeaders();
+      allHeaders.catch(() => undefined);
       const body = await step(contentOf(cdp, page, remaining), signal);
       // Cheap bound first: UTF-8 takes at most 3 bytes per UTF-16 unit.
       if (body.length * 3 > maxBodyBytes && Buffer.byteLength(body, 'utf8') > maxBodyBytes) {
         throw new TargetResponseInvalid({ message: 'The rendered page is larger than the limit', details: 'the rendered DOM exceeds the size limit', limit: maxBodyBytes });
       }
-      const response = nav.response;
-      if (!response) throw new TargetUnreachable({ message: 'The target could not be reached', details: 'the page has no main document response' });
-      const headers = await step(response.allHeaders(), signal);
+      const headers = await step(allHeaders, signal);
       const loadTimeSeconds = round((performance.now() - started) / 1000, 3);
       clock.enter('screenshot');
       const screenshot = req.screenshot ? await step(capture(page, req.screenshot, remaining, maxShotHeight), signal) : undefined;
@@ -782,6 +862,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
         body,
         loadTimeSeconds,
         ...(screenshot ? { screenshot } : {}),
+        ...(actions ? { actions } : {}),
       };
     } finally {
       trace.requests = network.requests;
@@ -909,6 +990,10 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     if (/Failed to launch|Executable doesn't exist|spawn .* ENOENT/i.test(errText(e))) {
       return new ServiceUnavailable({ message: `render_js is unavailable: Chromium could not be started (${executablePath})`, retryAfter: 60 });
     }
+    // A remote browser that went away in the middle of a render (the next render goes to another, or waits for it).
+    if (remote && /has been closed|Browser closed|disconnected/i.test(errText(e))) {
+      return new ServiceUnavailable({ message: 'render_js: the remote browser went away during the render; retry', retryAfter: 1 });
+    }
     return new InternalError({ message: `The browser failed: ${errText(e)}` });
   }
 
@@ -977,7 +1062,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   });
   const printPdf = async (html: string, signal: AbortSignal): Promise<Uint8Array> => {
     const release = await slots.acquire(signal);
-    const deny = await startEgressProxy({ policy: 'deny' });
+    const deny = await startEgressProxy({ policy: 'deny', listen });
     let handle: { page: Promise<Page>; close: () => Promise<void> } | undefined;
     try {
       const { pool } = await step(ensurePool(), signal);
@@ -999,7 +1084,7 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
     stop,
     printPdf,
     stats: () => ({
-      browsers: currentPool ? countBrowsers(currentPool) : 0,
+      browsers: currentPool ? currentPool.browsers() : 0,
       openPages,
       warmContexts: currentWarm?.readyCount ?? 0,
       closingPages: closing.size,

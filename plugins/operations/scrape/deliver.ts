@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Effect } from 'effect';
 import type { EgressPolicy } from '../../../core/egress.js';
 import type { ApiFailure } from '../../../core/errors.js';
-import type { FetchResult, PageReader, ProxyChoice } from '../../../core/page.js';
+import type { FetchResult, PageReader, ProxyChoice, Shot } from '../../../core/page.js';
 import type { BlobStore } from '../../../core/ports.js';
 import { type DeliverableOption, documentPagesCharge, documentPagesHold, type Prices, scrapeCharge } from '../../../core/prices.js';
 import { BINARY_KINDS, type DocumentInfo, type FeedInfo } from '../../../core/documents.js';
@@ -51,6 +51,10 @@ export interface ScrapeOutcome {
   readonly screenshot: { url: string; expiresAt: string } | undefined;
   /** Why a screenshot taken could not be kept (the blob store failed). */
   readonly screenshotError?: string | undefined;
+  /** With actions: each action's screenshot URL, by its position in result.actions (undefined: no screenshot, or not stored). */
+  readonly actionScreenshots?: readonly (string | undefined)[] | undefined;
+  /** Why a screenshot action's image could not be kept. */
+  readonly actionScreenshotError?: string | undefined;
   /** extract_json's answer (null: the page had no content to ask about), and its warnings. */
   readonly extractedJson?: Readonly<Record<string, unknown>> | null | undefined;
   readonly extractedJsonWarnings?: readonly JsonExtractionWarning[] | undefined;
@@ -69,18 +73,22 @@ export function chargeOf(
   ctx: {
     readonly input: ScrapeInput; readonly undelivered: readonly DeliverableOption[]; readonly screenshot: unknown; readonly extractedJson?: unknown;
     readonly document?: DocumentInfo | undefined; readonly cache?: CacheAnswer | undefined;
+    readonly result?: FetchResult; readonly actionScreenshots?: readonly (string | undefined)[] | undefined;
   },
 ): number {
+  // Actions not run (a redirect answered as it is is not rendered) are not charged; their screenshots as stored.
+  const input = ctx.input.actions !== undefined && ctx.result !== undefined && ctx.result.actions === undefined ? { ...ctx.input, actions: undefined } : ctx.input;
+  const shots = (ctx.actionScreenshots ?? []).filter((u) => u !== undefined).length;
   const missing: DeliverableOption[] = [...ctx.undelivered];
   // Answered from the cache: nothing was fetched or rendered, so the fetch's extras (render_js, and the screenshot
   // taken with the stored render) are not charged; the base price and what was extracted for this request are.
   if (ctx.cache?.hit === true) {
     missing.push('screenshot');
-    return scrapeCharge(prices, { ...ctx.input, render_js: false }, missing) + pagesCharge(prices, ctx);
+    return scrapeCharge(prices, { ...input, render_js: false }, missing, shots) + pagesCharge(prices, ctx);
   }
-  if (ctx.input.extract_json !== undefined && (ctx.extractedJson === undefined || ctx.extractedJson === null)) missing.push('extract_json');
-  if (ctx.input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
-  return scrapeCharge(prices, ctx.input, missing) + pagesCharge(prices, ctx);
+  if (input.extract_json !== undefined && (ctx.extractedJson === undefined || ctx.extractedJson === null)) missing.push('extract_json');
+  if (input.screenshot === true && ctx.screenshot === undefined) missing.push('screenshot');
+  return scrapeCharge(prices, input, missing, shots) + pagesCharge(prices, ctx);
 }
 
 /** A PDF's pages beyond the free ones, as far as the hold covers them (max_pages). */
@@ -119,7 +127,19 @@ export function shape(ctx: ScrapeOutcome): Record<string, unknown> {
     out.screenshot_url = ctx.screenshot.url;
     out.screenshot_expires_at = ctx.screenshot.expiresAt;
   }
-  if (ctx.screenshotError !== undefined) out.warnings = [{ code: 'SCREENSHOT_NOT_STORED', message: ctx.screenshotError }];
+  if (ctx.input.actions !== undefined) {
+    const urls = ctx.actionScreenshots ?? [];
+    out.actions = {
+      results: (r.actions ?? []).map((a, n) => ({
+        index: a.index, type: a.type, ok: a.ok,
+        ...(a.error !== undefined ? { error: a.error } : {}),
+        ...(urls[n] !== undefined ? { value: urls[n] } : a.value !== undefined ? { value: a.value } : {}),
+      })),
+      screenshots: urls.filter((u) => u !== undefined),
+    };
+  }
+  const warnings = [ctx.screenshotError, ctx.actionScreenshotError].filter((w) => w !== undefined).map((message) => ({ code: 'SCREENSHOT_NOT_STORED', message }));
+  if (warnings.length > 0) out.warnings = warnings;
   if (ctx.proxyUsed !== undefined) out.proxy = { type: ctx.proxyUsed.type, country: ctx.proxyUsed.country ?? null };
   if (ctx.cache !== undefined) out.cache = ctx.cache;
   if (ctx.changes !== undefined) out.changes = ctx.changes;
@@ -131,26 +151,48 @@ export function deliveryStages(pages: PageReader, options: ScrapeOptions) {
   const storeScreenshot = {
     name: 'store',
     run: (ctx: { readonly receivedAt: number; readonly headers: Readonly<Record<string, string | undefined>>; readonly result: FetchResult }):
-      Effect.Effect<{ screenshot: { url: string; expiresAt: string } | undefined; screenshotError?: string }, ApiFailure> => {
+      Effect.Effect<{
+        screenshot: { url: string; expiresAt: string } | undefined; screenshotError?: string;
+        actionScreenshots?: (string | undefined)[]; actionScreenshotError?: string;
+      }, ApiFailure> => {
       const shot = ctx.result.screenshot;
-      if (shot === undefined) return Effect.succeed({ screenshot: undefined });
-      const token = randomBytes(24).toString('base64url');
-      const ext = shot.contentType === 'image/png' ? 'png' : 'jpg';
+      const actions = ctx.result.actions;
+      if (shot === undefined && actions === undefined) return Effect.succeed({ screenshot: undefined });
       const expiresAt = ctx.receivedAt + options.screenshotTtlMs;
       const base = options.publicUrl ?? (ctx.headers.host && /^[A-Za-z0-9.\-:[\]]+$/.test(ctx.headers.host) ? `http://${ctx.headers.host}` : '');
       // A blob store that cannot take it (a full disk, say) costs the caller the screenshot, not the page:
       // the page is delivered without it, with a warning, and the screenshot is not charged (chargeOf).
-      return Effect.match(
-        Effect.tryPromise(() => options.blobs.put(token, shot.data, { contentType: shot.contentType, expiresAt })),
-        {
-          onSuccess: () => ({ screenshot: { url: `${base}/v1/screenshots/${token}.${ext}`, expiresAt: new Date(expiresAt).toISOString() } }),
-          onFailure: (e) => {
-            const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
-            const why = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? e);
-            return { screenshot: undefined, screenshotError: `the screenshot could not be stored (${why}); it was not charged` };
+      const store = (image: Shot): Effect.Effect<{ url: string } | { error: string }> => {
+        const token = randomBytes(24).toString('base64url');
+        const ext = image.contentType === 'image/png' ? 'png' : 'jpg';
+        return Effect.match(
+          Effect.tryPromise(() => options.blobs.put(token, image.data, { contentType: image.contentType, expiresAt })),
+          {
+            onSuccess: () => ({ url: `${base}/v1/screenshots/${token}.${ext}` }),
+            onFailure: (e) => {
+              const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
+              return { error: typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? e) };
+            },
           },
-        },
-      );
+        );
+      };
+      type Main = { screenshot: { url: string; expiresAt: string } | undefined; screenshotError?: string };
+      const main: Effect.Effect<Main> = shot === undefined
+        ? Effect.succeed({ screenshot: undefined })
+        : Effect.map(store(shot), (s): Main => ('url' in s
+          ? { screenshot: { url: s.url, expiresAt: new Date(expiresAt).toISOString() } }
+          : { screenshot: undefined, screenshotError: `the screenshot could not be stored (${s.error}); it was not charged` }));
+      if (actions === undefined) return main;
+      // The screenshot actions' images, one after the other, each URL at its action's position.
+      const stored = Effect.forEach(actions, (a) => (a.screenshot === undefined ? Effect.succeed(undefined) : store(a.screenshot)));
+      return Effect.flatMap(main, (m) => Effect.map(stored, (all) => {
+        const failed = all.find((s): s is { error: string } => s !== undefined && 'error' in s);
+        return {
+          ...m,
+          actionScreenshots: all.map((s) => (s !== undefined && 'url' in s ? s.url : undefined)),
+          ...(failed !== undefined ? { actionScreenshotError: `a screenshot action's image could not be stored (${failed.error}); it was not charged` } : {}),
+        };
+      }));
     },
   };
 

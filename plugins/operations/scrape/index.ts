@@ -31,7 +31,7 @@ export function createScrapeOperation(options: ScrapeOptions) {
     name: 'operation-scrape',
     description: 'POST /v1/scrape and GET /v1/screenshots/{file}.',
     dependsOn: ['fetcher-http'],
-    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout', 'DocumentEncrypted', 'DocumentUnreadable', 'ModelUnavailable', 'ModelOutputInvalid', 'ModelTimeout'].map(errorSpec),
+    errors: ['TargetNotAllowed', 'ProxyNotAvailable', 'TargetBlocked', 'TargetUnreachable', 'TargetResponseInvalid', 'TargetTimeout', 'DocumentEncrypted', 'DocumentUnreadable', 'ActionFailed', 'ModelUnavailable', 'ModelOutputInvalid', 'ModelTimeout'].map(errorSpec),
     routes(host) {
       const pages = host.pages;
       const extractors = new Map((host.registry.byKind('extractor') as unknown as ExtractorPlugin[]).map((x) => [x.id, x]));

@@ -19,10 +19,12 @@
  * and crawl call `read`.
  *
  * Where new things go, each in one place:
- * - a new way to fetch (browser actions, a remote browser) is a fetcher
- *   plugin (`defineFetcher`, plugins/sdk/scrape.ts); `fetch` below is
- *   where the request's fields choose the fetcher (today: render_js picks
- *   the browser) and become its FetchRequest;
+ * - a new way to fetch (a remote browser) is a fetcher plugin
+ *   (`defineFetcher`, plugins/sdk/scrape.ts); `fetch` below is where the
+ *   request's fields choose the fetcher (today: render_js picks the
+ *   browser) and become its FetchRequest (browser actions: its `actions`,
+ *   which the browser fetcher runs; actions_required fails the fetch when
+ *   one failed);
  * - a document parser (PDF, DOCX, feeds) goes in `extract` below, where a
  *   page that is not HTML gets its text by its media type (`text`, then
  *   the free fields), so every field and every caller gets it;
@@ -37,7 +39,7 @@ import type { EgressPolicy } from '../../../core/egress.js';
 import { checkTargetUrl } from '../../../core/egress.js';
 import type { ExtractionFailure, ExtractionPort, PageSource } from '../../../core/extraction.js';
 import { BINARY_KINDS, DEFAULT_MAX_PAGES, documentKind, type DocumentFailure, type DocumentKind, type DocumentRead, type DocumentReader } from '../../../core/documents.js';
-import { type ApiFailure, DocumentUnreadable, isApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable } from '../../../core/errors.js';
+import { ActionFailed, type ApiFailure, DocumentUnreadable, isApiFailure, ProxyNotAvailable, TargetBlocked, TargetNotAllowed, TargetUnreachable } from '../../../core/errors.js';
 import {
   HTML_MEDIA_TYPES, mediaType, TEXTUAL_MEDIA_TYPE, type Extraction, type ExtraFields, type FetchRequest, type FetchResult, type Guarded, type Judged,
   type PageCtx, type PageFetched, type PageRead, type PageReader, type PageRequest, type ProxyChoice, type ScreenshotSpec,
@@ -49,6 +51,7 @@ import type { DeliverableOption } from '../../../core/prices.js';
 import { parsePage } from '../../sdk/parse.js';
 import type { ExtractorPlugin, FetcherPlugin, Page, ProxyProviderPlugin } from '../../sdk/scrape.js';
 import { renderText } from '../../sdk/text.js';
+import { browserActions } from './actions.js';
 
 /** What the page pipeline is built from. */
 export interface PagePipelineDeps {
@@ -208,9 +211,10 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
    * `max_age` > 0, a page this account fetched with the same fetch options
    * that recently is answered from the cache without a request to the
    * target; otherwise the target is fetched, and what it answered is kept
-   * for the next request (when the request may be cached at all). The
-   * cache is best effort: a failure to read it is a miss, to write it
-   * leaves the page unkept.
+   * for the next request (when the request may be cached at all), written
+   * while the answer goes out rather than before it. The cache is best
+   * effort: a failure to read it is a miss, to write it leaves the page
+   * unkept.
    */
   const cachedFetch = (ctx: PageCtx, scope: NonNullable<PageCtx['cacheScope']>, cache: PageCache | undefined): Effect.Effect<PageFetched, ApiFailure> => {
     const i = ctx.input;
@@ -229,8 +233,9 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       }
       return Effect.flatMap(plainFetch(ctx), (f) => {
         const answered = { ...f, cache: miss() };
-        if (!cacheable(f.result)) return Effect.succeed(answered);
-        return Effect.as(Effect.promise(() => cache.put(material, f.result, Date.now()).catch(() => undefined)), answered);
+        // The write goes on after the answer (a read of the same entry waits for it: see PageCache.put).
+        if (cacheable(f.result)) void cache.put(material, f.result, Date.now()).catch(() => undefined);
+        return Effect.succeed(answered);
       });
     });
   };
@@ -241,7 +246,29 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
       (ctx.cacheScope === undefined ? plainFetch(ctx) : cachedFetch(ctx, ctx.cacheScope, deps.cache)),
   };
 
-  const plainFetch = (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> => {
+  /**
+   * The fetch, and with actions_required, a failed action fails it
+   * (ACTION_FAILED): the page as it stood is not what was asked for.
+   */
+  const plainFetch = (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> =>
+    (ctx.input.actions_required === true ? Effect.flatMap(fetchOnce(ctx), (f) => requireActions(ctx.input, f)) : fetchOnce(ctx));
+
+  const requireActions = (i: PageRequest, f: PageFetched): Effect.Effect<PageFetched, ActionFailed> => {
+    // No action ran: the answer was a redirect, answered as it is (follow_redirects: false), never rendered.
+    const results = f.result.actions ?? [{ index: 0, type: i.actions?.[0]?.type ?? 'click', ok: false, error: 'not run: the answer was a redirect, answered as it is (follow_redirects: false)' }];
+    const failed = results.find((a) => !a.ok);
+    if (failed === undefined) return Effect.succeed(f);
+    return Effect.fail(new ActionFailed({
+      message: `Action ${failed.index} (${failed.type}) failed: ${failed.error ?? 'unknown error'}`,
+      index: failed.index,
+      type: failed.type,
+      error: failed.error ?? 'unknown error',
+      // What each action run did; a screenshot's image is not kept (nothing is delivered).
+      results: results.map(({ screenshot: _shot, ...r }) => r),
+    }));
+  };
+
+  const fetchOnce = (ctx: PageCtx): Effect.Effect<PageFetched, ApiFailure> => {
     {
       const i = ctx.input;
       const fetcher = i.render_js ? browserFetcher! : httpFetcher;
@@ -260,6 +287,7 @@ export function createPagePipeline(deps: PagePipelineDeps): PageReader {
             // wait_for waits 10 s unless wait_time says otherwise; wait_time alone is a pause after load.
             waitTimeMs: i.wait_time !== undefined ? i.wait_time * 1000 : i.wait_for !== undefined ? 10_000 : undefined,
             screenshot: screenshotSpec(i),
+            ...(i.actions !== undefined ? { actions: browserActions(i.actions) } : {}),
           }
           : {}),
       };

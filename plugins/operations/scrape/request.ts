@@ -13,6 +13,7 @@ import { DEFAULT_MAX_PAGES, MAX_MAX_PAGES } from '../../../core/documents.js';
 import { MAX_AGE_LIMIT } from '../../../core/page-cache.js';
 import { StrictObject, Type } from '../../sdk/index.js';
 import type { ExtractorPlugin } from '../../sdk/scrape.js';
+import { actionIssues, ActionFields } from './actions.js';
 
 /** Headers a client may not set on the target request: hop-by-hop (RFC 9110 7.6.1), framing, and Host. */
 export const FORBIDDEN_HEADERS = new Set([
@@ -69,6 +70,7 @@ export const ScrapeRequest = StrictObject({
   max_pages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_MAX_PAGES, description: `Extension: a PDF's pages to read at most (default ${DEFAULT_MAX_PAGES}). Held and charged: 1 credit per 10 pages read beyond the first 10.` })),
   max_age: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AGE_LIMIT, description: `Extension: seconds (0 to ${MAX_AGE_LIMIT}). When this account fetched the same URL with the same fetch options at most this long ago, answer from the stored copy without fetching (cache.hit, cache.age); render_js and screenshot are then not charged. Never with cookies, custom_headers or a proxy (docs/scrape.md#cache-max_age).` })),
   track_changes: Type.Optional(Type.Boolean({ description: 'Extension: compare the main content (as Markdown) with this account\'s previous tracked scrape of the URL: changes.status new, same (white space aside) or changed, with a unified diff. +1 credit.' })),
+  ...ActionFields,
 });
 export type ScrapeInput = typeof ScrapeRequest.static;
 
@@ -99,8 +101,18 @@ export const ScrapeResponse = Type.Object({
   extractor_errors: Type.Optional(Type.Record(Type.String(), Type.String())),
   screenshot_url: Type.Optional(Type.String()),
   screenshot_expires_at: Type.Optional(Type.String()),
+  actions: Type.Optional(StrictObject({
+    results: Type.Array(StrictObject({
+      index: Type.Integer({ description: 'The action\'s position in the request\'s actions.' }),
+      type: Type.String(),
+      ok: Type.Boolean(),
+      error: Type.Optional(Type.String({ description: 'Why it failed; the actions after it were not run.' })),
+      value: Type.Optional(Type.Any({ description: 'execute_javascript: its return value; screenshot: its URL; scroll to bottom: { steps, height }.', tsType: 'unknown' })),
+    }), { description: 'The actions run, in order: all of them, or up to the first that failed.' }),
+    screenshots: Type.Array(Type.String(), { description: 'The screenshot actions\' images, in order (expiring like screenshot_url).' }),
+  }, { description: 'Extension: with actions, what each one did.' })),
   warnings: Type.Optional(Type.Array(StrictObject({ code: Type.String(), message: Type.String() }), {
-    description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot is not charged).',
+    description: 'What the page was delivered without, and why: SCREENSHOT_NOT_STORED (the blob store failed, e.g. a full disk; the screenshot, or a screenshot action\'s, is not charged).',
   })),
   proxy: Type.Optional(StrictObject({ type: Type.String(), country: Nullable(Type.String()) })),
   cache: Type.Optional(StrictObject({
@@ -139,7 +151,7 @@ export const ScrapeResponse = Type.Object({
  * may be missing (and a record's value or an array's item undefined).
  */
 function check(i: Unchecked<ScrapeInput>, extractors: ReadonlyMap<string, ExtractorPlugin>, schemas?: CallerSchemas): FieldIssue[] {
-  const issues: FieldIssue[] = [];
+  const issues: FieldIssue[] = actionIssues(i);
   if (i.extract_json !== undefined) issues.push(...extractJsonIssues(i.extract_json, schemas));
   if (i.screenshot === true && i.render_js !== true) issues.push({ field: 'screenshot', message: 'needs render_js: true (a screenshot is taken in the browser)' });
   if (i.screenshot_options !== undefined && i.screenshot !== true) issues.push({ field: 'screenshot_options', message: 'only applies with screenshot: true' });

@@ -65,11 +65,12 @@ const jwt = fc.tuple(fc.record({ alg: fc.constantFrom('HS256', 'RS256', 'none', 
 const has = (b: unknown): b is Record<string, unknown> => b !== null && typeof b === 'object' && !Array.isArray(b);
 const without = (b: Record<string, unknown>, ...keys: string[]) => { const o = { ...b }; for (const k of keys) delete o[k]; return o; };
 
-/** The scrape options' couplings: browser-only options need render_js, screenshot options need a screenshot, quality needs jpeg. */
+/** The scrape options' couplings: browser-only options (actions too) need render_js, screenshot options need a screenshot, quality needs jpeg. */
 function scrapeRepair(b: unknown): unknown {
   if (!has(b)) return b;
   let o = b;
-  if (o.render_js !== true) o = without(o, 'wait_for', 'wait_time', 'screenshot', 'screenshot_options');
+  if (o.render_js !== true) o = without(o, 'wait_for', 'wait_time', 'screenshot', 'screenshot_options', 'actions', 'actions_required');
+  if (o.actions === undefined) o = without(o, 'actions_required');
   if (o.screenshot !== true) o = without(o, 'screenshot_options');
   if (has(o.screenshot_options) && o.screenshot_options.format !== 'jpeg') o = { ...o, screenshot_options: without(o.screenshot_options, 'quality') };
   if (o.proxy_type === 'residential' || o.proxy_country !== undefined) o = without(o, 'proxy_type', 'proxy_country'); // no proxies configured here
