@@ -148,6 +148,27 @@ export class AnalysisPool implements DocumentAnalyser {
     if (!this.closed) this.fill();
   }
 
+  /**
+   * Starts the workers and resolves once every one has loaded the analysers
+   * (or the pool has given up on them and analyses in-process, or is
+   * closed): after it, an import pays no thread start-up.
+   */
+  ready(): Promise<void> {
+    this.start();
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.settled()) resolve();
+        else setTimeout(check, 20).unref();
+      };
+      check();
+    });
+  }
+
+  private settled(): boolean {
+    return this.closed || this.size === 0 || Date.now() < this.degradedUntil
+      || (this.slots.length >= this.size && this.slots.every((s) => s.ready || s.dead));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

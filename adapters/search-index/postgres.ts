@@ -57,6 +57,8 @@ export type PostgresSearchIndexOptions = SearchOptions & {
 export type PostgresSearchIndex = SearchIndex & {
   close(): Promise<void>;
   readonly ranking: RankingParams;
+  /** Starts the analysis threads now and resolves once they are up (an import otherwise starts them). */
+  warm(): Promise<void>;
 };
 
 /** Session advisory lock key serialising this index's migrations across processes ("search" in ASCII). */
@@ -680,6 +682,14 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     );
     const b = size[0]?.bytes;
     return { collections, bytes: b === null || b === undefined ? null : num(b) };
+  }
+
+  /**
+   * Starts what a first import would otherwise start (the analysis threads)
+   * and resolves once they are up. Optional: an import without it starts them itself.
+   */
+  async warm(): Promise<void> {
+    await this.analyser.ready?.();
   }
 
   async close(): Promise<void> {

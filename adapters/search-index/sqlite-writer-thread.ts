@@ -116,6 +116,11 @@ export class SqliteWriterThread {
     return this.ask<number>(this.thread(), call, { type: 'remove', call, collection, urls, now });
   }
 
+  /** Starts the writer thread now and resolves once it answers (an empty removal): after it, a write pays no thread start-up. */
+  async warm(): Promise<void> {
+    await this.remove('', [], Date.now());
+  }
+
   /** Lets the writer finish what it was given, then ends it. */
   close(): Promise<void> {
     this.closing ??= (async () => {

@@ -95,6 +95,8 @@ export type SqliteSearchIndex = SearchIndex & {
   close(): Promise<void>;
   /** The ranking parameters in use (for the benchmark's report). */
   readonly ranking: RankingParams;
+  /** Starts the analysis threads and the writer thread now and resolves once they are up (an import otherwise starts them). */
+  warm(): Promise<void>;
 };
 
 export const SQLITE_SEARCH_MIGRATIONS: readonly Migration[] = [
@@ -666,6 +668,14 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   }
 
   /** Closes the connection, after the writer thread (if any) has finished what it was given and closed its own. */
+  /**
+   * Starts what a first import would otherwise start (the analysis threads, the writer thread)
+   * and resolves once they are up. Optional: an import without it starts them itself.
+   */
+  async warm(): Promise<void> {
+    await Promise.all([this.analyser.ready?.(), this.writer?.warm()]);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
