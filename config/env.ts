@@ -201,7 +201,7 @@ export const ENV_VARS = {
   SCOUR_PLANS: 'Path of a JSON file overriding plan limits and monthly credits (format in docs/accounts-and-credits.md, Plans and limits).',
   SCOUR_PLUGINS: 'Comma-separated paths of extra plugin modules loaded at boot (custom extractors, tools, operations).',
   SCOUR_BOOTSTRAP_KEY: 'true to create and print a development key on first start with an empty store. Default true.',
-  SCOUR_WARMUP: 'true to pay first-use costs at boot, before listening (the browser driver\'s modules, the default citation style\'s engine, the extraction workers), so the first render_js, research request or large page does not stall every request in flight. Default true.',
+  SCOUR_WARMUP: 'true to pay first-use costs at boot, before listening (the browser driver\'s modules, the default citation style\'s engine, the extraction workers, the search index\'s threads), so the first render_js, research request or large page does not stall every request in flight. Default true.',
   SCOUR_ALLOW_PRIVATE_TARGETS: 'true lets scrapes reach loopback and private addresses (private deployments); loopback lets them reach 127.0.0.0/8 and ::1 only (tests). Cloud-metadata addresses stay refused. Default false.',
   SCOUR_PROXIES: 'Proxies for proxy_type/proxy_country (format in docs/scrape.md, Proxies). Unset: no proxies.',
   SCOUR_PUBLIC_URL: 'Absolute base URL of this service for the links it hands out (screenshot_url). Unset: http://<Host header>.',

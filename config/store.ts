@@ -65,19 +65,21 @@ export async function openAccounts(settings: Settings, plans: Plans = loadPlans(
  * else the SQLite file beside the account store (written from a thread of
  * its own). Documents are analysed by a pool of worker threads
  * (SCOUR_INDEX_ANALYSIS_WORKERS; 0: in-process), closed after the index.
+ * `warm` starts those threads (and SQLite's writer) now, as SCOUR_WARMUP does at boot.
  */
-export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'indexAnalysisWorkers'>>): Promise<{ index: SearchIndex; close: () => Promise<void> | void }> {
+export async function openSearchIndex(settings: Pick<Settings, 'databaseUrl' | 'dataDir'> & Partial<Pick<Settings, 'indexAnalysisWorkers'>>): Promise<{ index: SearchIndex; close: () => Promise<void> | void; warm: () => Promise<void> }> {
   const workers = settings.indexAnalysisWorkers ?? DEFAULTS.indexAnalysisWorkers;
-  const analyser = new AnalysisPool({ workers });
+  // Until the workers have loaded the analysers, the main thread analyses (an import right after start-up does not wait for them).
+  const analyser = new AnalysisPool({ workers, analyseWhileStarting: true });
   try {
     if (settings.databaseUrl !== undefined) {
       const { openPostgresSearchIndex } = await import('../adapters/search-index/postgres.js');
       const pg = await openPostgresSearchIndex({ url: settings.databaseUrl, analyser });
-      return { index: pg, close: async () => { try { await pg.close(); } finally { await analyser.close(); } } };
+      return { index: pg, close: async () => { try { await pg.close(); } finally { await analyser.close(); } }, warm: () => pg.warm() };
     }
     mkdirSync(settings.dataDir, { recursive: true });
     const sqlite = openSqliteSearchIndex({ path: join(settings.dataDir, 'scour.db'), analyser });
-    return { index: sqlite, close: async () => { try { await sqlite.close(); } finally { await analyser.close(); } } };
+    return { index: sqlite, close: async () => { try { await sqlite.close(); } finally { await analyser.close(); } }, warm: () => sqlite.warm() };
   } catch (e) {
     await analyser.close();
     throw e;

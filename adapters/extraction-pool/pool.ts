@@ -44,10 +44,9 @@
  *   terminates every worker: no thread outlives it.
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { Effect } from 'effect';
 import { Unpackr } from 'msgpackr';
@@ -57,6 +56,7 @@ import {
 import { ServiceUnavailable, TargetResponseInvalid } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
 import type { JobMessage, ResultEncoding, WorkerMessage, WorkerSetup } from './protocol.js';
+import { workerEntry, type WorkerEntry } from '../threads/worker-entry.js';
 
 /** Pages queued per worker at most (the queue's bound is this times the workers). */
 export const QUEUE_PER_WORKER = 4;
@@ -152,19 +152,6 @@ export interface ExtractionPoolStats {
 const unreadable = (message: string, details: string) => new TargetResponseInvalid({ message, details });
 const stopping = () => new ServiceUnavailable({ message: 'The server is shutting down', retryAfter: 1 });
 
-/** Where the worker's code is: worker.js beside this file once compiled; from the TypeScript sources (tests), worker.ts through tsx. */
-function workerEntry(): { readonly source: string | URL; readonly eval: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return { source: new URL('./worker.js', here), eval: false };
-  const require = createRequire(here);
-  const api = pathToFileURL(require.resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-  const worker = new URL('./worker.ts', here).href;
-  return {
-    source: `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`,
-    eval: true,
-  };
-}
-
 /** The module as a worker can import it: from the TypeScript sources, the .ts file a .js name stands for. */
 function moduleHref(module: URL): string {
   if (module.protocol === 'file:' && module.pathname.endsWith('.js') && !existsSync(fileURLToPath(module))) {
@@ -186,7 +173,7 @@ export class ExtractionPool implements ExtractionPort {
   private readonly youngGenMb: number;
   private readonly logger: Logger | undefined;
   private readonly unpackr = new Unpackr({ useRecords: false });
-  private entry: ReturnType<typeof workerEntry> | undefined;
+  private entry: WorkerEntry | undefined;
   private slots: Slot[] = [];
   /** Every worker not yet exited, retired ones included: close() waits for all of them. */
   private readonly alive = new Set<Slot>();
@@ -393,7 +380,7 @@ export class ExtractionPool implements ExtractionPort {
   }
 
   private spawn(): Slot {
-    this.entry ??= workerEntry();
+    this.entry ??= workerEntry(import.meta.url, './worker');
     const worker = new Worker(this.entry.source, {
       eval: this.entry.eval,
       workerData: this.setup,

@@ -13,6 +13,8 @@
  *   they are done, so a writer stores the first while the others are
  *   analysed. Calls of fewer than `inlineBelow` documents (a crawl's page, a
  *   scrape's) are analysed in this thread: the hop would cost as much.
+ *   With `analyseWhileStarting`, chunks queued before any worker is ready
+ *   are analysed in this thread, one at a time, until one is.
  * - Workers start on the first call that needs them (or `start()`), and do
  *   not keep the process alive. A worker that dies (a crash, out of memory)
  *   is replaced, and its chunk is analysed in this thread: nothing is lost,
@@ -20,13 +22,12 @@
  *   row put the pool in-process for 30 s.
  * - `close()` ends every worker; calls after it analyse in-process.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { IndexDocument } from '../../core/search.js';
 import type { Logger } from '../../core/ports.js';
 import { latestByUrl, prepareAll, type DocumentAnalyser, type PreparedDocument } from './engine.js';
+import { workerEntry, type WorkerEntry } from '../threads/worker-entry.js';
 
 /** Main thread -> worker: documents to prepare (already checked). */
 export interface AnalysisJob {
@@ -53,6 +54,13 @@ export interface AnalysisPoolOptions {
   /** Calls with fewer documents are analysed in-process (default 16). */
   readonly inlineBelow?: number;
   readonly logger?: Logger;
+  /**
+   * While no worker is ready yet (they take a second or more to load the
+   * analysers), analyse queued chunks in this thread, one at a time, so the
+   * first import after start-up does not wait for them (default false; the
+   * composition root turns it on).
+   */
+  readonly analyseWhileStarting?: boolean;
   /** Tests only: a document titled `scour-test:crash` ends its worker (analysis-worker.ts). */
   readonly testHooks?: boolean;
 }
@@ -73,16 +81,6 @@ interface Slot {
   job?: { readonly id: number; readonly job: Job };
 }
 
-function workerEntry(): { readonly source: string | URL; readonly eval: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return { source: new URL('./analysis-worker.js', here), eval: false };
-  // From the TypeScript sources (tests): the worker loads through tsx.
-  const require = createRequire(here);
-  const api = pathToFileURL(require.resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-  const worker = new URL('./analysis-worker.ts', here).href;
-  return { source: `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`, eval: true };
-}
-
 const fromWire = (w: WirePrepared): PreparedDocument => ({
   ...w,
   postings: { terms: w.postings.terms === '' ? [] : w.postings.terms.split(' '), tf: w.postings.tf, ends: w.postings.ends, positions: w.postings.positions },
@@ -94,14 +92,17 @@ export class AnalysisPool implements DocumentAnalyser {
   private readonly inlineBelow: number;
   private readonly logger: Logger | undefined;
   private readonly testHooks: boolean;
-  private entry: ReturnType<typeof workerEntry> | undefined;
+  private readonly analyseWhileStarting: boolean;
+  private entry: WorkerEntry | undefined;
   private slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
   private bootFailures = 0;
   private degradedUntil = 0;
   private closed = false;
-  readonly counts = { pooled: 0, inline: 0, started: 0, replaced: 0 };
+  /** A queued chunk being analysed in this thread while no worker is ready yet (see dispatch). */
+  private bridging = false;
+  readonly counts = { pooled: 0, inline: 0, started: 0, replaced: 0, bridged: 0 };
 
   constructor(options: AnalysisPoolOptions = {}) {
     const workers = options.workers ?? Math.min(4, availableParallelism());
@@ -111,6 +112,7 @@ export class AnalysisPool implements DocumentAnalyser {
     this.inlineBelow = Math.max(0, Math.floor(options.inlineBelow ?? 16));
     this.logger = options.logger;
     this.testHooks = options.testHooks === true;
+    this.analyseWhileStarting = options.analyseWhileStarting === true;
   }
 
   async prepare(documents: readonly IndexDocument[]): Promise<PreparedDocument[]> {
@@ -144,6 +146,27 @@ export class AnalysisPool implements DocumentAnalyser {
   /** Start every worker now (otherwise the first call that needs them does). */
   start(): void {
     if (!this.closed) this.fill();
+  }
+
+  /**
+   * Starts the workers and resolves once every one has loaded the analysers
+   * (or the pool has given up on them and analyses in-process, or is
+   * closed): after it, an import pays no thread start-up.
+   */
+  ready(): Promise<void> {
+    this.start();
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.settled()) resolve();
+        else setTimeout(check, 20).unref();
+      };
+      check();
+    });
+  }
+
+  private settled(): boolean {
+    return this.closed || this.size === 0 || Date.now() < this.degradedUntil
+      || (this.slots.length >= this.size && this.slots.every((s) => s.ready || s.dead));
   }
 
   async close(): Promise<void> {
@@ -183,7 +206,10 @@ export class AnalysisPool implements DocumentAnalyser {
   private dispatch(): void {
     while (this.queue.length > 0) {
       const slot = this.slots.find((s) => s.ready && !s.dead && s.job === undefined);
-      if (slot === undefined) return;
+      if (slot === undefined) {
+        this.bridge();
+        return;
+      }
       const job = this.queue.shift()!;
       const id = this.nextId++;
       slot.job = { id, job };
@@ -195,6 +221,23 @@ export class AnalysisPool implements DocumentAnalyser {
         this.inline(job);
       }
     }
+  }
+
+  /**
+   * While no worker is ready (they take a second or more to load the
+   * analysers), this thread analyses queued chunks one at a time (prepareAll,
+   * in slices that yield), so a first call after start-up does not wait for
+   * them; once one is ready, the rest go to the workers.
+   */
+  private bridge(): void {
+    if (!this.analyseWhileStarting || this.bridging || this.queue.length === 0 || this.slots.some((s) => s.ready && !s.dead)) return;
+    const job = this.queue.shift()!;
+    this.bridging = true;
+    this.counts.bridged++;
+    prepareAll(job.documents).then(job.resolve, job.reject).finally(() => {
+      this.bridging = false;
+      if (!this.closed) this.dispatch();
+    });
   }
 
   private fill(): void {
@@ -209,7 +252,7 @@ export class AnalysisPool implements DocumentAnalyser {
   }
 
   private spawn(): Slot {
-    this.entry ??= workerEntry();
+    this.entry ??= workerEntry(import.meta.url, './analysis-worker');
     const worker = new Worker(this.entry.source, { eval: this.entry.eval, workerData: { testHooks: this.testHooks } });
     worker.unref();
     this.counts.started++;

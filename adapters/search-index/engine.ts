@@ -124,6 +124,8 @@ export async function prepareAll(documents: readonly IndexDocument[], sliceMs = 
  */
 export interface DocumentAnalyser {
   analyse(documents: readonly IndexDocument[]): AsyncIterable<PreparedDocument[]>;
+  /** Resolves once the analyser's threads (if any) are up: an import after it pays no start-up. */
+  ready?(): Promise<void>;
 }
 
 /** The analyser of an index given none: this thread, in slices that yield to the event loop. */

@@ -14,7 +14,10 @@
  *
  * Writes: one transaction per call (atomic; readers are never blocked under
  * MVCC), writers of one collection serialised by a transaction-level
- * advisory lock so new documents' ids (and block appends) stay in order.
+ * advisory lock so new documents' ids (and blocks) stay in order. A call of
+ * SEGMENTS_FROM documents or more inserts each term's new entries as a
+ * segment (postings.ts segmentsOf); terms that gather small blocks are
+ * merged after the call, in the background, under the same lock.
  * Migrations run under a session advisory lock, with their own bookkeeping
  * table (search_migrations) beside the account store's.
  */
@@ -29,7 +32,7 @@ import {
   checkCollection, clean, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
-import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
+import { MERGE_AFTER_MS, MergeQueue, PostingList, entriesByTerm, planAppends, planMerge, planRemovals, segmentsOf, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
 export type PostgresSearchIndexOptions = SearchOptions & {
@@ -54,12 +57,23 @@ export type PostgresSearchIndexOptions = SearchOptions & {
 export type PostgresSearchIndex = SearchIndex & {
   close(): Promise<void>;
   readonly ranking: RankingParams;
+  /** Starts the analysis threads now and resolves once they are up (an import otherwise starts them). */
+  warm(): Promise<void>;
 };
 
 /** Session advisory lock key serialising this index's migrations across processes ("search" in ASCII). */
 const MIGRATION_LOCK = '115101097114099104';
 /** First key of the transaction-level lock that serialises writers of one collection (the second is its id). */
 const WRITE_LOCK = 0x53434f55;
+/**
+ * Calls with at least this many documents write each term's new entries as
+ * blocks of their own (segments: inserts only, merged later in the
+ * background); smaller ones append to each term's last block, as a crawl's
+ * page would otherwise leave a block per term.
+ */
+export const SEGMENTS_FROM = 16;
+/** Terms merged per background merge transaction (each holds the collection's write lock that long). */
+const MERGE_TERMS = 200;
 
 export const POSTGRES_SEARCH_MIGRATIONS: readonly Migration[] = [
   {
@@ -204,6 +218,14 @@ interface OldDoc {
 /** Exported for bench:http's same-run comparison (servers/billing-before.mjs); open it with openPostgresSearchIndex. */
 export class PostgresIndex implements SearchIndex, SearchStorage {
   private closed = false;
+  /** Terms with many small blocks (from segments this process wrote), waiting for the background merge. */
+  private readonly merges = new MergeQueue();
+  /** Upsert calls in flight here (the merge waits for none). */
+  private writing = 0;
+  /** The background merge, while it runs. */
+  private merging: Promise<void> | undefined;
+  /** The merge waits for MERGE_AFTER_MS without an upsert here (an import's calls are not slowed by it). */
+  private mergeTimer: ReturnType<typeof setTimeout> | undefined;
   /**
    * Concurrent lookups of the same collections (every search of one account asks for the same two: the shared
    * one and the account's) share one statement, sent after all of them asked: the batcher's next statement,
@@ -406,6 +428,17 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     checkCollection(collection);
     const docs = latestByUrl(documents);
     if (docs.length === 0) return { indexed: 0, updated: 0 };
+    this.writing++;
+    clearTimeout(this.mergeTimer);
+    try {
+      return await this.write(collection, docs, now);
+    } finally {
+      this.writing--;
+      this.mergeLater();
+    }
+  }
+
+  private async write(collection: string, docs: readonly IndexDocument[], now: number): Promise<UpsertResult> {
     // Analysis starts now (in the pool's workers, when there is one) and goes on while the transaction begins and writes.
     const parts = this.analyser.analyse(docs)[Symbol.asyncIterator]();
     let next = parts.next();
@@ -442,11 +475,22 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
             });
           }
         }
-        const entries = [...entriesByTerm(written)];
-        const termSlice = this.writeSlice * 10;
-        for (let i = 0; i < entries.length; i += termSlice) {
+        if (count >= SEGMENTS_FROM) {
           await yieldToLoop();
-          await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));
+          // Segments: a block of its own per term (inserts only), in term order, a slice of blocks per statement.
+          const blocks = segmentsOf(written, (t) => this.merges.note(cid, t));
+          const slice = this.writeSlice * 20;
+          for (let i = 0; i < blocks.length; i += slice) {
+            await yieldToLoop();
+            await this.insertBlocks(c, cid, blocks.slice(i, i + slice));
+          }
+        } else {
+          const entries = [...entriesByTerm(written)];
+          const termSlice = this.writeSlice * 10;
+          for (let i = 0; i < entries.length; i += termSlice) {
+            await yieldToLoop();
+            await this.appendEntries(c, cid, new Map(entries.slice(i, i + termSlice)));
+          }
         }
         await this.applyDelta(c, cid, delta, now);
         return { indexed: count - old.length, updated: old.length };
@@ -454,6 +498,87 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     } finally {
       // A transaction that failed leaves the rest of the analysis to finish unobserved.
       void parts.return?.(undefined)?.catch(() => undefined);
+    }
+  }
+
+  private async insertBlocks(c: pg.PoolClient, cid: number, blocks: readonly (readonly [string, number, number, Uint8Array])[]): Promise<void> {
+    if (blocks.length === 0) return;
+    await c.query(
+      `INSERT INTO search_postings (term, cid, first_doc, count, data)
+       SELECT term, $1, first_doc, count, data FROM unnest($2::text[], $3::bigint[], $4::int[], $5::bytea[]) AS u(term, first_doc, count, data)`,
+      [cid, blocks.map((b) => b[0]), blocks.map((b) => b[1]), blocks.map((b) => b[2]), blocks.map((b) => b[3])],
+    );
+  }
+
+  /** Starts the background merge once MERGE_AFTER_MS have passed without an upsert here, if terms are due. */
+  private mergeLater(): void {
+    clearTimeout(this.mergeTimer);
+    if (this.closed || this.merges.pending === 0) return;
+    this.mergeTimer = setTimeout(() => {
+      this.mergeTimer = undefined;
+      this.mergeNow();
+    }, MERGE_AFTER_MS);
+    this.mergeTimer.unref();
+  }
+
+  private mergeNow(): void {
+    if (this.merging !== undefined || this.closed || this.writing > 0 || this.merges.pending === 0) return;
+    this.merging = (async () => {
+      try {
+        while (!this.closed && this.writing === 0 && this.merges.pending > 0) {
+          await yieldToLoop();
+          await this.mergeStep(this.merges.take(MERGE_TERMS));
+        }
+      } catch {
+        // A merge that fails leaves its terms' blocks as they were: correct, only less compact.
+      } finally {
+        this.merging = undefined;
+      }
+    })();
+  }
+
+  /**
+   * Rewrites the given terms' runs of small blocks into full blocks, in one
+   * transaction under the collection's write lock (a writer of the collection
+   * waits for it, and it for them). Readers see the blocks before or after
+   * (MVCC), the same entries either way.
+   */
+  private async mergeStep(terms: readonly [number, string][]): Promise<void> {
+    const byCollection = new Map<number, string[]>();
+    for (const [cid, term] of terms) {
+      const list = byCollection.get(cid);
+      if (list === undefined) byCollection.set(cid, [term]);
+      else list.push(term);
+    }
+    for (const [cid, list] of byCollection) {
+      await this.transaction(async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [WRITE_LOCK, cid]);
+        const { rows } = await c.query<{ id: number | string; term: string; count: number; data: Buffer }>(
+          'SELECT id, term, count, data FROM search_postings WHERE cid = $1 AND term = ANY($2::text[]) ORDER BY term, first_doc',
+          [cid, list],
+        );
+        const deletes: number[] = [];
+        const updates: [number, number, number, Uint8Array][] = [];
+        const inserts: [string, number, number, Uint8Array][] = [];
+        for (let i = 0; i < rows.length;) {
+          let j = i;
+          while (j < rows.length && rows[j]!.term === rows[i]!.term) j++;
+          const m = planMerge(rows.slice(i, j).map((r) => ({ id: num(r.id), count: r.count, data: r.data })));
+          deletes.push(...m.deletes);
+          updates.push(...m.updates);
+          for (const [first, n, data] of m.inserts) inserts.push([rows[i]!.term, first, n, data]);
+          i = j;
+        }
+        if (deletes.length > 0) await c.query('DELETE FROM search_postings WHERE id = ANY($1::bigint[])', [deletes]);
+        if (updates.length > 0) {
+          await c.query(
+            `UPDATE search_postings p SET first_doc = u.first_doc, count = u.count, data = u.data
+             FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bytea[]) AS u(id, first_doc, count, data) WHERE p.id = u.id`,
+            [updates.map((u) => u[0]), updates.map((u) => u[1]), updates.map((u) => u[2]), updates.map((u) => u[3])],
+          );
+        }
+        await this.insertBlocks(c, cid, inserts);
+      });
     }
   }
 
@@ -559,9 +684,19 @@ export class PostgresIndex implements SearchIndex, SearchStorage {
     return { collections, bytes: b === null || b === undefined ? null : num(b) };
   }
 
+  /**
+   * Starts what a first import would otherwise start (the analysis threads)
+   * and resolves once they are up. Optional: an import without it starts them itself.
+   */
+  async warm(): Promise<void> {
+    await this.analyser.ready?.();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.mergeTimer);
+    await this.merging;
     if (this.own) await this.pool.end();
   }
 }

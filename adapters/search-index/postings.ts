@@ -9,9 +9,15 @@
  *   (varints: the title's delta-coded, then the text's)
  *
  * A search reads a few rows per term instead of a row per document (reading
- * rows, not scanning the index, is what costs in a driver), and new
- * documents (ids only grow) are appended to a term's last block. Removing a
- * document rewrites the one block of each of its terms that holds it.
+ * rows, not scanning the index, is what costs in a driver). A write of new
+ * documents (ids only grow, so they sort after every stored one) inserts
+ * each term's new entries as blocks of their own, a segment per term and
+ * batch (`segmentsOf`), without reading or rewriting what is stored; a
+ * term's small blocks are merged later into full ones (`planMerge`), off the
+ * write's path. Small calls may instead append to a term's last block
+ * (`planAppends`). Blocks of a term never overlap in documents, so any mix of
+ * them reads the same. Removing a document rewrites the one block of each of
+ * its terms that holds it.
  */
 
 /** Documents per block. */
@@ -353,4 +359,198 @@ export function entriesByTerm(docs: readonly { readonly id: number; readonly tit
     }
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// Segments: each write's entries in blocks of their own, merged later
+
+/** [term, first document, entries, bytes]: a block to insert. */
+export type NewBlock = [string, number, number, Buffer];
+
+function varintSize(v: number): number {
+  let n = 1;
+  while (v >= 0x80) { n++; v = Math.floor(v / 0x80); }
+  return n;
+}
+
+function putVarint(buf: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    buf[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[at++] = v;
+  return at;
+}
+
+/** One term's new entries while a segment is built: their count, bytes, and where they go in the shared buffer. */
+interface TermRun {
+  count: number;
+  bytes: number;
+  at: number;
+}
+
+/**
+ * New documents' entries as new blocks, in term order (the index's, so
+ * consecutive inserts land in the same B-tree pages), each term's in
+ * document order, BLOCK_SIZE entries a block at most. Encoded straight from
+ * the packed postings into one buffer (two passes: sizes, then bytes), with
+ * no per-entry objects. `docs` must be new documents (ids above every stored
+ * one), in any order. `partial` (if given) receives the terms whose last new
+ * block is not full (the merger's candidates).
+ */
+export function segmentsOf(
+  docs: readonly { readonly id: number; readonly titleLength: number; readonly textLength: number; readonly postings: PackedPostings }[],
+  partial?: (term: string) => void,
+): NewBlock[] {
+  const sorted = docs.length < 2 || docs.every((d, i) => i === 0 || docs[i - 1]!.id < d.id) ? docs : [...docs].sort((a, b) => a.id - b.id);
+  const runs = new Map<string, TermRun>();
+  for (const d of sorted) {
+    const head = varintSize(d.id) + varintSize(d.titleLength) + varintSize(d.textLength);
+    const { terms, tf, ends } = d.postings;
+    for (let i = 0; i < terms.length; i++) {
+      const n = ends[i]! - (i === 0 ? 0 : ends[i - 1]!);
+      const size = head + varintSize(tf[2 * i]!) + varintSize(tf[2 * i + 1]!) + varintSize(n) + n;
+      const r = runs.get(terms[i]!);
+      if (r === undefined) runs.set(terms[i]!, { count: 1, bytes: size, at: 0 });
+      else { r.count++; r.bytes += size; }
+    }
+  }
+  const order = [...runs.keys()].sort();
+  let total = 0;
+  for (const t of order) {
+    const r = runs.get(t)!;
+    r.at = total;
+    total += r.bytes;
+  }
+  const buf = Buffer.allocUnsafeSlow(total);
+  // Where each term's entries start (to cut blocks), filled as the second pass writes.
+  const starts = new Map<string, number[]>();
+  for (const d of sorted) {
+    const { terms, tf, ends, positions } = d.postings;
+    for (let i = 0; i < terms.length; i++) {
+      const r = runs.get(terms[i]!)!;
+      if (r.count > BLOCK_SIZE) {
+        let list = starts.get(terms[i]!);
+        if (list === undefined) starts.set(terms[i]!, (list = []));
+        list.push(r.at);
+      }
+      const from = i === 0 ? 0 : ends[i - 1]!;
+      const to = ends[i]!;
+      let at = putVarint(buf, r.at, d.id);
+      at = putVarint(buf, at, tf[2 * i]!);
+      at = putVarint(buf, at, tf[2 * i + 1]!);
+      at = putVarint(buf, at, d.titleLength);
+      at = putVarint(buf, at, d.textLength);
+      at = putVarint(buf, at, to - from);
+      buf.set(positions.subarray(from, to), at);
+      r.at = at + to - from;
+    }
+  }
+  const out: NewBlock[] = [];
+  for (const t of order) {
+    const r = runs.get(t)!;
+    const end = r.at;
+    const begin = end - r.bytes;
+    const list = starts.get(t);
+    if (list === undefined) {
+      out.push([t, firstDoc(buf, begin), r.count, buf.subarray(begin, end)]);
+    } else {
+      for (let k = 0; k < list.length; k += BLOCK_SIZE) {
+        const a = list[k]!;
+        const b = k + BLOCK_SIZE < list.length ? list[k + BLOCK_SIZE]! : end;
+        out.push([t, firstDoc(buf, a), Math.min(BLOCK_SIZE, list.length - k), buf.subarray(a, b)]);
+      }
+    }
+    if (r.count % BLOCK_SIZE !== 0) partial?.(t);
+  }
+  return out;
+}
+
+function firstDoc(buf: Uint8Array, at: number): number {
+  return read(buf, { i: at });
+}
+
+/** A stored block of one term, as the merger reads them (in document order). */
+export interface StoredBlock {
+  readonly id: number;
+  readonly count: number;
+  readonly data: Uint8Array;
+}
+
+export interface BlockMerge {
+  /** Blocks whose entries moved into others. */
+  readonly deletes: number[];
+  /** [block id, first document, entries, bytes]: blocks rewritten in place. */
+  readonly updates: [number, number, number, Buffer][];
+  /** [first document, entries, bytes]: blocks to add (a run larger than one block). */
+  readonly inserts: [number, number, Buffer][];
+}
+
+/**
+ * How to merge a term's blocks (all of them, in document order): each run
+ * of two or more consecutive blocks under BLOCK_SIZE becomes full blocks
+ * (the run's entries, in order, BLOCK_SIZE a block, the last one holding the
+ * rest). The first block of a run keeps its id and first document; apply
+ * the deletes before the inserts (a new block may start where a deleted one
+ * did). Nothing to do when no run has two blocks.
+ */
+export function planMerge(blocks: readonly StoredBlock[]): BlockMerge {
+  const deletes: number[] = [];
+  const updates: [number, number, number, Buffer][] = [];
+  const inserts: [number, number, Buffer][] = [];
+  for (let i = 0; i < blocks.length;) {
+    if (blocks[i]!.count >= BLOCK_SIZE) { i++; continue; }
+    let j = i + 1;
+    while (j < blocks.length && blocks[j]!.count < BLOCK_SIZE) j++;
+    if (j - i >= 2) {
+      const run = blocks.slice(i, j);
+      const entries = run.flatMap((b) => decodeEntries(b.data));
+      for (const b of run.slice(1)) deletes.push(b.id);
+      for (let k = 0; k < entries.length; k += BLOCK_SIZE) {
+        const chunk = entries.slice(k, k + BLOCK_SIZE);
+        if (k === 0) updates.push([run[0]!.id, chunk[0]!.doc, chunk.length, encodeEntries(chunk)]);
+        else inserts.push([chunk[0]!.doc, chunk.length, encodeEntries(chunk)]);
+      }
+    }
+    i = j;
+  }
+  return { deletes, updates, inserts };
+}
+
+/** Small blocks a term gathers (from writes of segments) before the merger rewrites them into full ones. */
+export const MERGE_FACTOR = 8;
+/** How long the writer must have had nothing to write before it merges (an import's calls follow each other closer than this). */
+export const MERGE_AFTER_MS = 250;
+
+/**
+ * Which terms have gathered MERGE_FACTOR small blocks since their last
+ * merge, by collection: kept in memory by the one that writes segments (a
+ * restart forgets the counts; the blocks stay correct, only less compact,
+ * until the term gathers MERGE_FACTOR more).
+ */
+export class MergeQueue {
+  private readonly counts = new Map<number, Map<string, number>>();
+  private readonly due: [number, string][] = [];
+
+  /** A small block of `term` was written in collection `cid`. */
+  note(cid: number, term: string): void {
+    let m = this.counts.get(cid);
+    if (m === undefined) this.counts.set(cid, (m = new Map()));
+    const n = (m.get(term) ?? 0) + 1;
+    if (n >= MERGE_FACTOR) {
+      m.delete(term);
+      this.due.push([cid, term]);
+    } else {
+      m.set(term, n);
+    }
+  }
+
+  /** Terms due, up to `max`, taken off the queue. */
+  take(max: number): [number, string][] {
+    return this.due.splice(0, max);
+  }
+
+  get pending(): number {
+    return this.due.length;
+  }
 }

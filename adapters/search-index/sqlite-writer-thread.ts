@@ -18,11 +18,10 @@
  * - The thread keeps the process alive only while calls are in flight;
  *   `close()` lets it finish what it was given, then ends it.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { UpsertResult } from '../../core/search.js';
 import type { PreparedDocument } from './engine.js';
+import { workerEntry } from '../threads/worker-entry.js';
 
 export interface SqliteWriterSetup {
   readonly path: string;
@@ -63,16 +62,6 @@ export function toWriterDocument(p: PreparedDocument): { doc: WriterDocument; tr
 
 export function fromWriterDocument(w: WriterDocument): PreparedDocument {
   return { ...w, postings: { terms: w.postings.terms === '' ? [] : w.postings.terms.split(' '), tf: w.postings.tf, ends: w.postings.ends, positions: w.postings.positions } };
-}
-
-function workerEntry(): { readonly source: string | URL; readonly eval: boolean } {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return { source: new URL('./sqlite-writer.js', here), eval: false };
-  // From the TypeScript sources (tests): the worker loads through tsx.
-  const require = createRequire(here);
-  const api = pathToFileURL(require.resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-  const worker = new URL('./sqlite-writer.ts', here).href;
-  return { source: `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`, eval: true };
 }
 
 interface Pending {
@@ -127,6 +116,11 @@ export class SqliteWriterThread {
     return this.ask<number>(this.thread(), call, { type: 'remove', call, collection, urls, now });
   }
 
+  /** Starts the writer thread now and resolves once it answers (an empty removal): after it, a write pays no thread start-up. */
+  async warm(): Promise<void> {
+    await this.remove('', [], Date.now());
+  }
+
   /** Lets the writer finish what it was given, then ends it. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -155,7 +149,7 @@ export class SqliteWriterThread {
   private thread(): Worker {
     if (this.closing !== undefined) throw new Error('the search index is closed');
     if (this.worker !== undefined) return this.worker;
-    const entry = workerEntry();
+    const entry = workerEntry(import.meta.url, './sqlite-writer');
     const worker = new Worker(entry.source, { eval: entry.eval, workerData: this.setup });
     worker.unref();
     this.worker = worker;

@@ -21,21 +21,25 @@
  * in about `writeBatchMs` (20 ms of CPU) at the pace the last batches went
  * (between 50 and 2,000; larger batches cost less per document), or exactly
  * `writeBatch`. A call that fits in one batch is atomic; a larger one is
- * written as consecutive atomic batches, in order.
+ * written as consecutive atomic batches, in order. Calls of 16 documents or
+ * more go to the writer thread (sqlite-writer-thread.ts), whose batches
+ * insert each term's new entries as a segment of their own (postings.ts
+ * segmentsOf) and merge terms' small blocks when it is idle (mergeStep);
+ * smaller calls append to each term's last block on this connection.
  */
 import Database from 'better-sqlite3';
 import type {
   CollectionStats, IndexDocument, IndexQuery, IndexSearchResult, IndexStats, SearchIndex, StoredDocument, UpsertResult,
 } from '../../core/search.js';
 import type { Migration } from '../store/migrate.js';
-import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/index.js';
+import { migrateSqlite, openSqliteDatabase } from '../store/sqlite/open.js';
 import { isMainThread } from 'node:worker_threads';
 import {
   checkCollection, inlineAnalyser, latestByUrl, rankingParams, runSearch, yieldToLoop,
   type CollectionInfo, type DocumentAnalyser, type DocumentFacts, type DocumentFilter, type PreparedDocument, type SearchOptions, type SearchStorage,
 } from './engine.js';
 import { SqliteWriterThread } from './sqlite-writer-thread.js';
-import { PostingList, entriesByTerm, planAppends, planRemovals, type Entry } from './postings.js';
+import { MergeQueue, PostingList, entriesByTerm, planAppends, planMerge, planRemovals, segmentsOf, type Entry } from './postings.js';
 import type { RankingParams } from './rank.js';
 
 interface OldDoc {
@@ -69,6 +73,11 @@ export interface SqliteSearchIndexOptions extends SearchOptions {
   readonly writerThread?: boolean;
 }
 
+/** The writer thread's connection (sqlite-writer.ts): new entries as segments (a block per term and batch), merged when idle. */
+interface SegmentOptions {
+  readonly segments?: boolean;
+}
+
 /** How long one write transaction holds the file's write lock in the writer thread, by default (ms of wall time). */
 export const WRITER_THREAD_BATCH_MS = 50;
 /**
@@ -86,6 +95,8 @@ export type SqliteSearchIndex = SearchIndex & {
   close(): Promise<void>;
   /** The ranking parameters in use (for the benchmark's report). */
   readonly ranking: RankingParams;
+  /** Starts the analysis threads and the writer thread now and resolves once they are up (an import otherwise starts them). */
+  warm(): Promise<void>;
 };
 
 export const SQLITE_SEARCH_MIGRATIONS: readonly Migration[] = [
@@ -209,7 +220,8 @@ export function openSqliteSearchIndex(options: SqliteSearchIndexOptions): Sqlite
     const writer = threaded && options.path !== ':memory:'
       ? new SqliteWriterThread({ path: options.path, cacheMiB: options.cacheMiB, writeBatch: fixed, writeBatchMs: options.writeBatchMs ?? WRITER_THREAD_BATCH_MS })
       : undefined;
-    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20, options.analyser ?? inlineAnalyser, writer);
+    const segments = (options as SegmentOptions).segments === true ? new MergeQueue() : undefined;
+    return new SqliteIndex(db, rankingParams(options), fixed, options.writeBatchMs ?? 20, options.analyser ?? inlineAnalyser, writer, segments);
   });
 }
 
@@ -233,6 +245,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   constructor(
     private readonly db: Database.Database, readonly ranking: RankingParams, private readonly fixedBatch: number | undefined, private readonly batchMs: number,
     private readonly analyser: DocumentAnalyser = inlineAnalyser, private readonly writer?: SqliteWriterThread,
+    /** Set on the writer thread's connection: writes insert segments, and terms with many small blocks wait here for a merge. */
+    private readonly merges?: MergeQueue,
   ) {
     this.batch = fixedBatch ?? (isMainThread ? 100 : WRITER_THREAD_MIN_BATCH);
     const p = (sql: string) => db.prepare(sql);
@@ -243,6 +257,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
       ensureCollection: p('INSERT INTO search_collections (name) VALUES (?) ON CONFLICT (name) DO NOTHING'),
       collectionId: p('SELECT id FROM search_collections WHERE name = ?').pluck(),
       blocks: p('SELECT count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc').raw(),
+      termBlocks: p('SELECT id, count, data FROM search_postings WHERE term = ? AND cid = ? ORDER BY first_doc'),
+      mergeBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
       blockOf: p('SELECT id, data FROM search_postings WHERE term = ? AND cid = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       updateBlock: p('UPDATE search_postings SET first_doc = ?, count = ?, data = ? WHERE id = ?'),
       // One statement per block, prepared once: cheaper than one statement over a JSON list of hex blobs (half the time per append).
@@ -476,6 +492,45 @@ class SqliteIndex implements SearchIndex, SearchStorage {
     for (const [term, first, n, data] of inserts) this.s.insertBlock.run(term, cid, first, n, data);
   }
 
+  /**
+   * New documents' entries as blocks of their own (a segment per term):
+   * inserts only, nothing read or rewritten. Terms left with a small block
+   * are counted for the merger.
+   */
+  private insertSegments(cid: number, docs: Parameters<typeof segmentsOf>[0]): void {
+    const merges = this.merges!;
+    for (const [term, first, n, data] of segmentsOf(docs, (t) => merges.note(cid, t))) this.s.insertBlock.run(term, cid, first, n, data);
+  }
+
+  /**
+   * One step of the background merge (the writer thread calls it when it
+   * has nothing else queued): the terms due, in one transaction of at most
+   * about `budgetMs` (default: a write batch's), each term's runs of small
+   * blocks rewritten into full ones. Searches see the blocks before or
+   * after, the same entries either way. Returns whether terms are still due.
+   */
+  mergesDue(): boolean {
+    return (this.merges?.pending ?? 0) > 0;
+  }
+
+  mergeStep(budgetMs = this.batchMs): boolean {
+    const merges = this.merges;
+    if (merges === undefined || merges.pending === 0 || this.closed) return false;
+    const t0 = performance.now();
+    this.db.transaction(() => {
+      while (merges.pending > 0 && performance.now() - t0 < budgetMs) {
+        for (const [cid, term] of merges.take(16)) {
+          const blocks = this.s.termBlocks.all(term, cid) as { id: number; count: number; data: Uint8Array }[];
+          const { deletes, updates, inserts } = planMerge(blocks);
+          for (const id of deletes) this.s.deleteBlock.run(id);
+          for (const [id, first, n, data] of updates) this.s.mergeBlock.run(first, n, data, id);
+          for (const [first, n, data] of inserts) this.s.insertBlock.run(term, cid, first, n, data);
+        }
+      }
+    }).immediate();
+    return merges.pending > 0;
+  }
+
   private applyDelta(cid: number, d: Delta, now: number): void {
     this.s.updateCollection.run(d.documents, d.titleTokens, d.textTokens, now, cid);
     for (const [a, n] of d.analysers) if (n !== 0) this.s.updateAnalyser.run(cid, a, n);
@@ -513,7 +568,8 @@ class SqliteIndex implements SearchIndex, SearchStorage {
         written.push({ id, titleLength: d.titleLength, textLength: d.textLength, postings: d.postings });
       }
       this.removeEntries(cid, gone);
-      this.appendEntries(cid, entriesByTerm(written));
+      if (this.merges !== undefined) this.insertSegments(cid, written);
+      else this.appendEntries(cid, entriesByTerm(written));
       this.applyDelta(cid, delta, now);
       return { indexed, updated };
     }).immediate();
@@ -612,6 +668,14 @@ class SqliteIndex implements SearchIndex, SearchStorage {
   }
 
   /** Closes the connection, after the writer thread (if any) has finished what it was given and closed its own. */
+  /**
+   * Starts what a first import would otherwise start (the analysis threads, the writer thread)
+   * and resolves once they are up. Optional: an import without it starts them itself.
+   */
+  async warm(): Promise<void> {
+    await Promise.all([this.analyser.ready?.(), this.writer?.warm()]);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -627,11 +691,15 @@ class SqliteIndex implements SearchIndex, SearchStorage {
 export interface SqliteSearchWriter {
   nextBatch(): number;
   writeBatch(collection: string, batch: readonly PreparedDocument[], now: number): UpsertResult & { written: number };
+  /** One bounded step of merging small blocks; whether more is due. */
+  mergeStep(budgetMs?: number): boolean;
+  /** Whether terms are due for a merge. */
+  mergesDue(): boolean;
   removeHere(collection: string, urls: readonly string[], now: number): Promise<number>;
   close(): Promise<void>;
 }
 
 /** The index on a connection of its own that writes in this thread (the writer thread's). */
 export function openSqliteSearchWriter(options: Omit<SqliteSearchIndexOptions, 'writerThread' | 'analyser'>): SqliteSearchWriter {
-  return openSqliteSearchIndex({ ...options, writerThread: false }) as unknown as SqliteSearchWriter;
+  return openSqliteSearchIndex({ ...options, writerThread: false, segments: true } as SqliteSearchIndexOptions) as unknown as SqliteSearchWriter;
 }

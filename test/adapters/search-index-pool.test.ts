@@ -105,6 +105,44 @@ describe('analysis pool', { timeout: 120_000 }, () => {
     expect(await p.prepare(corpus(30))).toEqual(await prepareAll(corpus(30)));
   });
 
+  it('ready() starts every worker and resolves once all have loaded; the next call is analysed by them, none in-process', async () => {
+    const p = new AnalysisPool({ workers: 2, inlineBelow: 1, analyseWhileStarting: true });
+    try {
+      expect(p.threadIds()).toEqual([]);
+      await p.ready();
+      expect(p.threadIds().length).toBe(2);
+      expect(p.counts.started).toBe(2);
+      expect(await p.prepare(corpus(120))).toEqual(await prepareAll(corpus(120)));
+      expect(p.counts.bridged).toBe(0);
+      expect(p.counts.inline).toBe(0);
+      expect(p.counts.pooled).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+    }
+    // Closed, and a pool of no workers: ready at once.
+    await p.ready();
+    await new AnalysisPool({ workers: 0 }).ready();
+  });
+
+  it('an SQLite index warm(): the analysis workers and the writer thread up before the first import', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scour-warm-'));
+    const p = new AnalysisPool({ workers: 2, inlineBelow: 1, analyseWhileStarting: true });
+    const index = openSqliteSearchIndex({ path: join(dir, 'warm.db'), analyser: p });
+    try {
+      const before = p.threadIds().length;
+      await index.warm();
+      expect(before).toBe(0);
+      expect(p.threadIds().length).toBe(2);
+      await index.upsert('shared', corpus(40), Date.now());
+      expect(p.counts.bridged).toBe(0);
+      expect((await index.get(['shared'], [corpus(40)[0]!.url])).length).toBe(1);
+    } finally {
+      await index.close();
+      await p.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('latestByUrl keeps the later document of a URL, where prepareAll puts it', async () => {
     const docs = corpus(10);
     const latest = latestByUrl(docs);

@@ -37,7 +37,7 @@ describe('warm-up at boot', () => {
       const line = warmLine(s.logs);
       expect(line).toBeDefined();
       const names = (line!.warmed as { part: string; ms: number }[]).map((w) => w.part);
-      expect(names).toEqual(expect.arrayContaining(['fetcher-browser', 'operation-research', 'operation-warm-probe', 'extraction-pool']));
+      expect(names).toEqual(expect.arrayContaining(['fetcher-browser', 'operation-research', 'operation-warm-probe', 'extraction-pool', 'search-index']));
       for (const w of line!.warmed as { ms: number }[]) expect(Number.isInteger(w.ms) && w.ms >= 0).toBe(true);
       // The extraction workers are up before the first page.
       const stats = (host!.extraction as ExtractionPool).stats();

@@ -7,15 +7,15 @@
  * the file, cannot both pass the same balance check.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Effect } from 'effect';
 import type { Account, KeyMatch, KeyRecord, LedgerRow, OperationUsage, PlanId, ReserveResult, SettleResult, ChargeResult } from '../../../core/accounts.js';
 import { ServiceUnavailable } from '../../../core/errors.js';
 import type { AccountStore, Disposable, NewAccount, NewCharge, NewHold, NewKey } from '../../../core/ports.js';
-import { pendingMigrations, type Migration } from '../migrate.js';
+import { migrateSqlite, openSqliteDatabase } from './open.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+
+export { migrateSqlite, openSqliteDatabase };
 
 export interface SqliteStoreOptions {
   /** The database file (its directory is created), or ':memory:'. */
@@ -38,29 +38,6 @@ const unavailable = (e: unknown): ServiceUnavailable =>
 const wholeCredits = (what: string, n: number, min: number): Effect.Effect<never> | undefined =>
   Number.isSafeInteger(n) && n >= min ? undefined : Effect.die(new RangeError(`${what} must be an integer >= ${min}, got ${n}`));
 
-/**
- * Opens a SQLite file the way every Scour database is opened (its directory
- * created if needed; a lock wait, WAL, a bounded WAL file), then runs
- * `setUp` on it (its own pragmas, its migrations, the object that owns the
- * connection). The connection is closed again when setUp throws.
- */
-export function openSqliteDatabase<T>(path: string, setUp: (db: Database.Database) => T): T {
-  const memory = path === ':memory:';
-  if (!memory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const db = new Database(path);
-  try {
-    // busy_timeout first: switching to WAL and migrating both need locks another process may hold.
-    db.pragma('busy_timeout = 5000');
-    if (!memory) db.pragma('journal_mode = WAL');
-    // After a checkpoint the WAL file is cut back to 64 MiB at most, so a burst of writes does not keep it large for good.
-    db.pragma('journal_size_limit = 67108864');
-    return setUp(db);
-  } catch (e) {
-    db.close();
-    throw e;
-  }
-}
-
 /** Opens (creating if needed) and migrates the database, then returns the store. Throws when it cannot. */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore {
   return openSqliteDatabase(options.path, (db) => {
@@ -68,28 +45,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteAccountStore
     migrateSqlite(db, SQLITE_MIGRATIONS);
     return new SqliteAccountStore(db, options.freshnessMs ?? 100);
   });
-}
-
-/** Applies pending migrations in one IMMEDIATE transaction, so two processes opening together take turns. */
-export function migrateSqlite(
-  db: Database.Database,
-  migrations: readonly Migration[],
-  /** Another schema in the same file (the search index) keeps its own table. */
-  own: { readonly table: string; readonly label: string } = { table: 'schema_migrations', label: 'SQLite' },
-): void {
-  db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${own.table} (
-      version INTEGER PRIMARY KEY,
-      name TEXT NOT NULL,
-      applied_at INTEGER NOT NULL
-    ) STRICT`);
-    const applied = db.prepare(`SELECT version FROM ${own.table}`).pluck().all() as number[];
-    const record = db.prepare(`INSERT INTO ${own.table} (version, name, applied_at) VALUES (?, ?, ?)`);
-    for (const m of pendingMigrations(own.label, migrations, applied)) {
-      db.exec(m.sql);
-      record.run(m.version, m.name, Date.now());
-    }
-  }).immediate();
 }
 
 function prepareStatements(db: Database.Database) {
