@@ -389,11 +389,14 @@ function runCheerio(urls, warmUrls, concurrency) {
   });
 }
 
-/** Part 4: render-latency.mjs in its own process (it starts its own servers), its result by IPC. */
-function runLatency() {
+/**
+ * A part of this bench in its own process (it starts its own servers), its
+ * result by IPC; `track` keeps the child so a stop can kill it.
+ */
+function runPart(name, file, { execArgv = [], env = {}, track }) {
   return new Promise((resolve, reject) => {
-    const child = fork(join(root, 'benchmarks/scrape/render-latency.mjs'), [], { cwd: root, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-    latencyChild = child;
+    const child = fork(join(root, file), [], { cwd: root, execArgv, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    track(child);
     let out = '';
     child.stdout.on('data', (d) => { out = (out + d).slice(-20_000); });
     child.stderr.on('data', (d) => { out = (out + d).slice(-20_000); });
@@ -401,36 +404,24 @@ function runLatency() {
     child.once('message', (m) => {
       answered = true;
       if (m.ok) resolve(m.result);
-      else reject(new Error(`render latency failed: ${m.error}\n${out}`));
+      else reject(new Error(`${name} failed: ${m.error}\n${out}`));
     });
     child.once('exit', (code, signal) => {
-      latencyChild = undefined;
-      if (!answered) reject(new Error(`render latency exited (${code ?? signal}) without an answer:\n${out}`));
+      track(undefined);
+      if (!answered) reject(new Error(`${name} exited (${code ?? signal}) without an answer:\n${out}`));
     });
   });
 }
 
-/** Part 3: render-phases.mjs in its own process (offline DNS stub as the server had), its result by IPC. */
-function runPhases() {
-  const execArgv = DNS === 'offline' ? ['--import', join(root, 'benchmarks/scrape/offline-dns.mjs')] : [];
-  return new Promise((resolve, reject) => {
-    const child = fork(join(root, 'benchmarks/scrape/render-phases.mjs'), [], { cwd: root, execArgv, env: cleanEnv({ BENCH_RENDER_CONCURRENCY: String(RENDER_CONCURRENCY) }), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-    phasesChild = child;
-    let out = '';
-    child.stdout.on('data', (d) => { out = (out + d).slice(-20_000); });
-    child.stderr.on('data', (d) => { out = (out + d).slice(-20_000); });
-    let answered = false;
-    child.once('message', (m) => {
-      answered = true;
-      if (m.ok) resolve(m.result);
-      else reject(new Error(`render phases failed: ${m.error}\n${out}`));
-    });
-    child.once('exit', (code, signal) => {
-      phasesChild = undefined;
-      if (!answered) reject(new Error(`render phases exited (${code ?? signal}) without an answer:\n${out}`));
-    });
-  });
-}
+/** Part 4: render-latency.mjs. */
+const runLatency = () => runPart('render latency', 'benchmarks/scrape/render-latency.mjs', { track: (c) => { latencyChild = c; } });
+
+/** Part 3: render-phases.mjs (offline DNS stub as the server had). */
+const runPhases = () => runPart('render phases', 'benchmarks/scrape/render-phases.mjs', {
+  execArgv: DNS === 'offline' ? ['--import', join(root, 'benchmarks/scrape/offline-dns.mjs')] : [],
+  env: { BENCH_RENDER_CONCURRENCY: String(RENDER_CONCURRENCY) },
+  track: (c) => { phasesChild = c; },
+});
 
 const mib = (b) => b / (1024 * 1024);
 const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
