@@ -446,6 +446,20 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
   let lastUse = 0;
   let idleTimer: NodeJS.Timeout | undefined;
 
+  /** A pool in use: its warm contexts made from it; local and remote pools alike. */
+  const running = (pool: Pool, denyProxy: Running['denyProxy']): Running => {
+    currentPool = pool;
+    const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
+    currentWarm = warm;
+    return { pool, denyProxy, warm };
+  };
+  /** The pool being made, kept for the next caller; forgotten if making it fails, so a later render tries again. */
+  const keep = (created: Promise<Running>): Promise<Running> => {
+    created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
+    poolPromise = created;
+    return created;
+  };
+
   const ensurePool = (): Promise<Running> => {
     if (poolPromise) return poolPromise;
     if (stopped) return Promise.reject(new ServiceUnavailable({ message: 'The browser fetcher is shutting down', retryAfter: 1 }));
@@ -457,15 +471,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
           endpoints: remote, chromium, connectTimeoutMs: options.remoteConnectTimeoutMs,
           prepare: (browser, pageOptions) => defaultUserAgentHook('', { browser }, pageOptions),
         });
-        const pool: Pool = { newPage: (o) => remotes.newPage(o), destroy: () => remotes.destroy(), browsers: () => remotes.connected };
-        currentPool = pool;
-        const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
-        currentWarm = warm;
-        return { pool, denyProxy, warm };
+        return running({ newPage: (o) => remotes.newPage(o), destroy: () => remotes.destroy(), browsers: () => remotes.connected }, denyProxy);
       })();
-      created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
-      poolPromise = created;
-      return created;
+      return keep(created);
     }
     // Without Chromium the service still runs; render_js alone is unavailable, and says why.
     if (!existsSync(executablePath)) {
@@ -513,15 +521,9 @@ export function createBrowserFetcher(options: BrowserFetcherOptions): BrowserFet
       crawlee.on('browserLaunched', () => {
         for (const pid of processTree(marker)) knownPids.add(pid);
       });
-      const pool: Pool = { newPage: (o) => crawlee.newPage(o), destroy: () => crawlee.destroy(), browsers: () => countBrowsers(crawlee) };
-      currentPool = pool;
-      const warm = new WarmPool<Lease>(prewarm, () => createLease(pool, undefined));
-      currentWarm = warm;
-      return { pool, denyProxy, warm };
+      return running({ newPage: (o) => crawlee.newPage(o), destroy: () => crawlee.destroy(), browsers: () => countBrowsers(crawlee) }, denyProxy);
     })();
-    created.catch(() => { if (poolPromise === created) poolPromise = undefined; });
-    poolPromise = created;
-    return created;
+    return keep(created);
   };
 
   const countBrowsers = (pool: CrawleePool): number =>
