@@ -30,19 +30,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort, int, sleep } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const int = (env, name, fallback, min = 0) => {
-  const v = Number(env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return v;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]);
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -78,16 +72,6 @@ export async function startTinySite() {
   return { url: `http://127.0.0.1:${port}/tiny`, hits, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The built server on loopback with a fresh data directory and a Unicorn account whose scrape limits are lifted. */
 async function startServer(dir, extraEnv) {

@@ -43,15 +43,10 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pssBytes, rssBytes } from './procs.mjs';
+import { int, sleep } from './lib.mjs';
 import { startStaticSite } from './static-site.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const int = (env, name, fallback, min = 0) => {
-  const v = Number(env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}`);
-  return v;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The configurations compared. `legacy` spells out every rule the fetcher had before issue 15. */
 export const MODES = {
